@@ -1,0 +1,114 @@
+"""The two exception types of the provider and the parsing of the platform's error bodies."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+_MAX_TEXT = 300
+
+
+@dataclass(frozen=True)
+class ErrorDetail:
+    """One element of the platform's error array."""
+
+    message: str
+    error_code_id: int | None = None
+    object_type: str | None = None
+    property_name: str | None = None
+
+    def __str__(self) -> str:
+        where = ".".join(p for p in (self.object_type, self.property_name) if p)
+        code = f" (code {self.error_code_id})" if self.error_code_id is not None else ""
+        return f"{where}: {self.message}{code}" if where else f"{self.message}{code}"
+
+
+def _field(item: dict[str, Any], name: str) -> Any:
+    """Read a property case-insensitively: the platform answers in PascalCase or camelCase."""
+    for key, value in item.items():
+        if key.lower() == name.lower():
+            return value
+    return None
+
+
+def parse_error_details(body: bytes | str | None) -> list[ErrorDetail]:
+    """Turn an error body into details; accepts the object array, a string array, or anything else as text."""
+    if not body:
+        return []
+    text = body.decode("utf-8", errors="replace") if isinstance(body, bytes) else body
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return [ErrorDetail(message=text.strip()[:_MAX_TEXT])]
+    items = data if isinstance(data, list) else [data]
+    details = []
+    for item in items:
+        if isinstance(item, dict):
+            code = _field(item, "ErrorCodeId")
+            details.append(
+                ErrorDetail(
+                    message=str(_field(item, "ErrorMessage") or _field(item, "Message") or "")[:_MAX_TEXT],
+                    error_code_id=code if isinstance(code, int) else None,
+                    object_type=_field(item, "ObjectType"),
+                    property_name=_field(item, "PropertyName"),
+                )
+            )
+        else:
+            details.append(ErrorDetail(message=str(item)[:_MAX_TEXT]))
+    return details
+
+
+class MessagingPlatformApiError(Exception):
+    """
+    A call to the platform failed.
+
+    Carries the HTTP ``status`` (``None`` when no response arrived), the ``method``, the ``path`` relative to
+    the base URL and the platform's error ``details``. Never carries credentials.
+    """
+
+    def __init__(
+        self,
+        *,
+        method: str,
+        path: str,
+        status: int | None,
+        details: Iterable[ErrorDetail] = (),
+        reason: str = "",
+        attempts: int = 1,
+    ) -> None:
+        self.method = method
+        self.path = path
+        self.status = status
+        self.details = list(details)
+        self.reason = reason
+        self.attempts = attempts
+        super().__init__(self._describe())
+
+    def _describe(self) -> str:
+        head = f"{self.method} {self.path} failed"
+        head += f" with HTTP {self.status}" if self.status is not None else ": no response"
+        if self.reason:
+            head += f" ({self.reason})"
+        if self.attempts > 1:
+            head += f" after {self.attempts} attempts"
+        if self.details:
+            head += ": " + "; ".join(str(d) for d in self.details)
+        return head
+
+    @property
+    def is_not_found(self) -> bool:
+        return self.status == 404
+
+
+class MessagingPlatformValidationError(ValueError):
+    """Bad input caught before any network call; names the field and, where known, the allowed values."""
+
+    def __init__(self, field: str, problem: str, allowed: Iterable[object] | None = None) -> None:
+        self.field = field
+        self.allowed = list(allowed) if allowed is not None else None
+        message = f"{field}: {problem}"
+        if self.allowed is not None:
+            message += f" (allowed: {', '.join(str(a) for a in self.allowed)})"
+        super().__init__(message)

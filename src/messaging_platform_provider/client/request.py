@@ -1,0 +1,115 @@
+"""Transport-free request building and response decoding, shared by the sync and async clients."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+from messaging_platform_provider.client.errors import (
+    MessagingPlatformApiError,
+    MessagingPlatformValidationError,
+    parse_error_details,
+)
+from messaging_platform_provider.client.operations import Operation
+
+API_ROOT = "/api/v2.1"
+JSON_HEADERS = {"Content-Type": "application/json", "Accept": "application/json"}
+
+
+def normalize_base_url(base_url: str | None) -> str:
+    """Check that ``base_url`` is an absolute http(s) URL ending in ``/api/v2.1``; return it without a trailing /."""
+    if not base_url:
+        raise MessagingPlatformValidationError(
+            "base_url", "is not set; give the service root, for example https://platform.example.com/api/v2.1"
+        )
+    url = base_url.strip().rstrip("/")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise MessagingPlatformValidationError("base_url", f"{url!r} is not an absolute URL", ["http", "https"])
+    if parts.query or parts.fragment:
+        raise MessagingPlatformValidationError("base_url", f"{url!r} must not carry a query or fragment")
+    if not parts.path.endswith(API_ROOT):
+        raise MessagingPlatformValidationError(
+            "base_url", f"{url!r} must end with {API_ROOT}, the version segment of the service root"
+        )
+    return url
+
+
+@dataclass(frozen=True)
+class PreparedRequest:
+    method: str
+    path: str  # relative to the base URL, for messages and logs
+    url: str
+    params: dict[str, str]
+    content: bytes | None
+
+
+def _path_value(op: Operation, name: str, value: Any) -> str:
+    if value is None or value == "":
+        raise MessagingPlatformValidationError(name, f"is required by {op.name}")
+    if name in op.int_params:
+        if isinstance(value, bool) or not isinstance(value, (int, str)) or not str(value).strip().isdigit():
+            raise MessagingPlatformValidationError(name, f"must be a positive integer, got {value!r}")
+        return str(int(value))
+    return quote(str(value), safe="")
+
+
+def _query_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def prepare(
+    op: Operation,
+    base_url: str,
+    path_params: Mapping[str, Any],
+    body: Any = None,
+    query: Mapping[str, Any] | None = None,
+) -> PreparedRequest:
+    """Fill the operation's path, encode the body; raises ``MessagingPlatformValidationError`` before any I/O."""
+    values = {name: _path_value(op, name, path_params.get(name)) for name in op.path_params}
+    path = op.path.format(**values)
+    params = {k: _query_value(v) for k, v in (query or {}).items() if v is not None}
+    unknown = set(params) - set(op.query)
+    if unknown:
+        raise MessagingPlatformValidationError(sorted(unknown)[0], f"is not a query option of {op.name}", op.query)
+    content: bytes | None = None
+    if op.body == "none":
+        if body is not None:
+            raise MessagingPlatformValidationError("body", f"{op.name} takes no body")
+    else:
+        if body is None:
+            raise MessagingPlatformValidationError("body", f"is required by {op.name}")
+        if op.body == "object" and not isinstance(body, Mapping):
+            raise MessagingPlatformValidationError("body", f"{op.name} takes a JSON object, got {type(body).__name__}")
+        content = json.dumps(body, separators=(",", ":"), default=str).encode()
+    return PreparedRequest(op.method, path, base_url + path, params, content)
+
+
+def decode(op: Operation, prepared: PreparedRequest, status: int, content: bytes, attempts: int = 1) -> Any:
+    """Return the decoded answer of a 2xx response; raise ``MessagingPlatformApiError`` for anything else."""
+    if status >= 300:
+        raise MessagingPlatformApiError(
+            method=prepared.method,
+            path=prepared.path,
+            status=status,
+            details=parse_error_details(content),
+            attempts=attempts,
+        )
+    if status == 204 or not content.strip():
+        return [] if op.returns == "list" else None
+    try:
+        data = json.loads(content)
+    except ValueError as exc:
+        raise MessagingPlatformApiError(
+            method=prepared.method, path=prepared.path, status=status, reason="the answer is not JSON"
+        ) from exc
+    if op.returns == "list" and not isinstance(data, list):
+        raise MessagingPlatformApiError(
+            method=prepared.method, path=prepared.path, status=status, reason="expected a JSON array"
+        )
+    return data

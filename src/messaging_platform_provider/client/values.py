@@ -1,0 +1,113 @@
+"""
+Validation and conversion of field values, done before any network call.
+
+Date-time rule: a ``datetime`` (stdlib or pendulum) or ISO 8601 string with an offset is converted to the
+platform time zone and sent without offset; a value without offset is taken as already in that zone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import date, datetime, time
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from messaging_platform_provider.client.errors import MessagingPlatformValidationError
+
+SCHEDULE_TYPES = {"OneTime": 2, "Daily": 6, "Weekly": 7, "Monthly": 8}
+WEEK_DAYS = ("SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT")
+_FULL_DAY_NAMES = {
+    d.lower(): d[:3].upper() for d in ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")
+}
+_RUN_AT = re.compile(r"^([01]\d|2[0-3]):[0-5]\d:[0-5]\d$")
+
+
+def enum_value(field: str, value: Any, names: dict[str, int]) -> int:
+    """Accept an enum member by name (case-insensitive) or number; name the allowed values otherwise."""
+    allowed = [f"{name} ({number})" for name, number in names.items()]
+    if isinstance(value, bool):
+        raise MessagingPlatformValidationError(field, f"{value!r} is not valid", allowed)
+    if isinstance(value, int) or (isinstance(value, str) and value.strip().isdigit()):
+        if int(value) in names.values():
+            return int(value)
+    elif isinstance(value, str):
+        for name, number in names.items():
+            if name.lower() == value.strip().lower():
+                return number
+    raise MessagingPlatformValidationError(field, f"{value!r} is not valid", allowed)
+
+
+def run_at(value: Any, field: str = "RunAt") -> str:
+    if isinstance(value, time):
+        return value.strftime("%H:%M:%S")
+    if isinstance(value, str) and _RUN_AT.match(value.strip()):
+        return value.strip()
+    raise MessagingPlatformValidationError(field, f"{value!r} is not a time of day shaped HH:mm:ss, e.g. 09:30:00")
+
+
+def _items(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [p.strip() for p in value.split(",") if p.strip()]
+    if isinstance(value, Iterable):
+        return [str(p).strip() for p in value]
+    return [str(value)]
+
+
+def week_days(value: Any, field: str = "WeekDay") -> str:
+    days = []
+    for item in _items(value):
+        day = _FULL_DAY_NAMES.get(item.lower(), item.upper())
+        if day not in WEEK_DAYS:
+            raise MessagingPlatformValidationError(field, f"{item!r} is not a day of the week", WEEK_DAYS)
+        if day not in days:
+            days.append(day)
+    if not days:
+        raise MessagingPlatformValidationError(field, "needs at least one day", WEEK_DAYS)
+    return ", ".join(days)
+
+
+def month_days(value: Any, field: str = "MonthDay") -> str:
+    days: list[int] = []
+    for item in _items(value):
+        if not item.isdigit() or not 1 <= int(item) <= 31:
+            raise MessagingPlatformValidationError(field, f"{item!r} is not a day of the month", ["1..31"])
+        if int(item) not in days:
+            days.append(int(item))
+    if not days:
+        raise MessagingPlatformValidationError(field, "needs at least one day", ["1..31"])
+    return ",".join(str(d) for d in days)
+
+
+def zone(name: str | None) -> ZoneInfo:
+    try:
+        return ZoneInfo(name or "UTC")
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise MessagingPlatformValidationError("timezone", f"{name!r} is not an IANA time zone name") from exc
+
+
+def to_datetime(value: Any, field: str) -> datetime:
+    if isinstance(value, datetime):
+        return value
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day)
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            pass
+    raise MessagingPlatformValidationError(
+        field, f"{value!r} is not a date-time; give a datetime, a pendulum DateTime or an ISO 8601 string"
+    )
+
+
+def platform_datetime(value: Any, field: str, platform_timezone: str | None = "UTC") -> datetime:
+    """The value as a naive date-time in the platform zone."""
+    moment = to_datetime(value, field)
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(zone(platform_timezone)).replace(tzinfo=None)
+    return datetime(moment.year, moment.month, moment.day, moment.hour, moment.minute, moment.second)
+
+
+def format_datetime(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%S")

@@ -1,0 +1,63 @@
+"""Provider metadata read by Airflow's ProvidersManager through the ``apache_airflow_provider`` entry point."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from messaging_platform_provider import __version__
+
+
+def get_provider_info() -> dict[str, Any]:
+    return {
+        "package-name": "airflow-provider-messaging-platform",
+        "name": "Messaging Platform",
+        "description": "Account-Scoped Messaging Platform API v2.1: campaigns, coupons, schedules, voice calls, "
+        "contacts, API keys and callbacks.",
+        "versions": [__version__],
+        "integrations": [
+            {
+                "integration-name": "Messaging Platform",
+                "tags": ["service"],
+            }
+        ],
+        "hooks": [
+            {
+                "integration-name": "Messaging Platform",
+                "python-modules": ["messaging_platform_provider.hooks.messaging_platform"],
+            }
+        ],
+        "connection-types": [
+            {
+                "hook-class-name": "messaging_platform_provider.hooks.messaging_platform.MessagingPlatformHook",
+                "hook-name": "Messaging Platform",
+                "connection-type": "messaging_platform",
+                "conn-fields": {
+                    "account_id": {
+                        "label": "Account ID",
+                        "schema": {"type": ["integer", "null"]},
+                        "description": "Default account for every call; a task can override it.",
+                    },
+                    "base_url": {
+                        "label": "Base URL",
+                        "schema": {"type": ["string", "null"]},
+                        "description": "Service root, ending in /api/v2.1.",
+                    },
+                    "timezone": {
+                        "label": "Platform time zone",
+                        "schema": {"type": ["string", "null"], "default": "UTC"},
+                        "description": "Zone that date-times are converted to before they are sent (IANA name).",
+                    },
+                },
+                "ui-field-behaviour": {
+                    "hidden-fields": ["host", "schema", "port", "extra"],
+                    "relabeling": {"login": "API key", "password": "API secret"},
+                    "placeholders": {
+                        "login": "32-hex API key",
+                        "password": "secret of the API key",
+                        "account_id": "1001",
+                        "base_url": "https://platform.example.com/api/v2.1",
+                    },
+                },
+            }
+        ],
+    }

@@ -1,0 +1,80 @@
+"""Reading the ``messaging_platform`` Airflow connection into client settings (no network)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from messaging_platform_provider.client.errors import MessagingPlatformValidationError
+from messaging_platform_provider.client.request import normalize_base_url
+from messaging_platform_provider.client.values import zone
+
+CONN_TYPE = "messaging_platform"
+
+
+@dataclass(frozen=True)
+class ConnectionSettings:
+    base_url: str
+    api_key: str
+    api_secret: str
+    account_id: int | None
+    platform_timezone: str
+    timeout: tuple[float, float]
+
+    def __repr__(self) -> str:  # the secret stays out of any log line or traceback
+        return f"ConnectionSettings(base_url={self.base_url!r}, account_id={self.account_id!r})"
+
+
+def _extra(extras: dict[str, Any], name: str) -> Any:
+    for key in (name, f"extra__{CONN_TYPE}__{name}"):
+        if extras.get(key) not in (None, ""):
+            return extras[key]
+    return None
+
+
+def _number(extras: dict[str, Any], name: str, default: float) -> float:
+    value = _extra(extras, name)
+    if value is None:
+        return default
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = -1.0
+    if number <= 0:
+        raise MessagingPlatformValidationError(name, f"{value!r} is not a positive number of seconds")
+    return number
+
+
+def settings_from_connection(
+    *,
+    host: str | None,
+    login: str | None,
+    password: str | None,
+    extras: dict[str, Any],
+    default_timeout: tuple[float, float],
+) -> ConnectionSettings:
+    """
+    ``base_url`` comes from the extra field of that name; a host given as a full URL is accepted instead.
+    ``account_id`` and ``timezone`` are extra fields; ``connect_timeout``/``read_timeout`` optional extras.
+    """
+    base_url = _extra(extras, "base_url") or (host if host and "://" in host else None)
+    account = _extra(extras, "account_id")
+    if account is not None and (isinstance(account, bool) or not str(account).strip().isdigit()):
+        raise MessagingPlatformValidationError("account_id", f"{account!r} is not a positive integer")
+    timezone_name = str(_extra(extras, "timezone") or "UTC")
+    zone(timezone_name)
+    if not login or not password:
+        raise MessagingPlatformValidationError(
+            "login/password", "the connection needs the API key as login and its secret as password"
+        )
+    return ConnectionSettings(
+        base_url=normalize_base_url(base_url),
+        api_key=login,
+        api_secret=password,
+        account_id=int(account) if account is not None else None,
+        platform_timezone=timezone_name,
+        timeout=(
+            _number(extras, "connect_timeout", default_timeout[0]),
+            _number(extras, "read_timeout", default_timeout[1]),
+        ),
+    )

@@ -1,0 +1,104 @@
+"""The Airflow hook: a ``messaging_platform`` connection turned into an authenticated, pooled client."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cached_property
+from typing import Any
+
+from airflow.sdk import BaseHook
+from airflow.sdk.log import mask_secret
+
+from messaging_platform_provider.client.api import ApiMethods
+from messaging_platform_provider.client.client import DEFAULT_TIMEOUT, MessagingPlatformClient
+from messaging_platform_provider.client.errors import MessagingPlatformApiError, MessagingPlatformValidationError
+from messaging_platform_provider.client.retry import RetryPolicy
+from messaging_platform_provider.hooks.connection import CONN_TYPE, settings_from_connection
+
+
+class MessagingPlatformHook(BaseHook, ApiMethods):
+    """
+    Authenticated access to the Messaging Platform API v2.1.
+
+    The connection holds the API key (login), its secret (password) and, as extra fields, ``base_url``
+    (ending in ``/api/v2.1``), the default ``account_id`` and the platform ``timezone``. Every API method
+    takes ``account_id=`` to act on another account. One pooled HTTP session is kept per hook.
+
+    :param messaging_platform_conn_id: the Airflow connection id.
+    :param account_id: default account for this hook, over the connection's.
+    :param timeout: ``(connect, read)`` seconds, over the connection's ``connect_timeout``/``read_timeout``.
+    :param retry_policy: retries of transient failures; see ``RetryPolicy``.
+    """
+
+    conn_name_attr = "messaging_platform_conn_id"
+    default_conn_name = "messaging_platform_default"
+    conn_type = CONN_TYPE
+    hook_name = "Messaging Platform"
+
+    def __init__(
+        self,
+        messaging_platform_conn_id: str = default_conn_name,
+        *,
+        account_id: int | None = None,
+        timeout: tuple[float, float] | None = None,
+        retry_policy: RetryPolicy | None = None,
+    ) -> None:
+        super().__init__()
+        self.messaging_platform_conn_id = messaging_platform_conn_id
+        self.account_id = account_id
+        self.timeout = timeout
+        self.retry_policy = retry_policy
+
+    @cached_property
+    def client(self) -> MessagingPlatformClient:
+        conn = self.get_connection(self.messaging_platform_conn_id)
+        if conn.password:
+            mask_secret(conn.password)
+        settings = settings_from_connection(
+            host=conn.host,
+            login=conn.login,
+            password=conn.password,
+            extras=conn.extra_dejson,
+            default_timeout=DEFAULT_TIMEOUT,
+        )
+        return MessagingPlatformClient(
+            settings.base_url,
+            settings.api_key,
+            settings.api_secret,
+            account_id=self.account_id if self.account_id is not None else settings.account_id,
+            timeout=self.timeout or settings.timeout,
+            retry_policy=self.retry_policy,
+            platform_timezone=settings.platform_timezone,
+        )
+
+    def get_conn(self) -> MessagingPlatformClient:
+        return self.client
+
+    def call(
+        self,
+        operation: str,
+        *,
+        account_id: int | None = None,
+        body: Any = None,
+        query: Mapping[str, Any] | None = None,
+        **path_params: Any,
+    ) -> Any:
+        return self.client.call(operation, account_id=account_id, body=body, query=query, **path_params)
+
+    def _timezone(self) -> str:
+        return self.client.platform_timezone
+
+    def close(self) -> None:
+        if "client" in self.__dict__:
+            self.client.close()
+            del self.__dict__["client"]
+
+    def test_connection(self) -> tuple[bool, str]:
+        """Check credentials, base URL and account with one read (the Test button of the connection form)."""
+        try:
+            campaigns = self.list_campaigns(only_mine=True)
+            return True, f"Connected to account {self.client.account_id}: {len(campaigns)} campaign(s) visible."
+        except (MessagingPlatformApiError, MessagingPlatformValidationError) as exc:
+            return False, str(exc)
+        finally:
+            self.close()
