@@ -1,0 +1,82 @@
+"""FastAPI application: platform routes under /api/v2.1, control routes under /_emulator."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler, request_validation_exception_handler
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from .emulator import Emulator
+from .errors import NOT_FOUND, PROPERTY_INVALID_VALUE, UNKNOWN_ERROR, ErrorDetail, PlatformError, error_body
+from .middleware import API_PREFIX, TrafficMiddleware, is_platform_path
+from .routes import campaigns, control, schedules
+
+# Path parameters, and the object type a malformed one is reported as (not found, like an unknown id).
+_PATH_OBJECTS = {
+    "account_id": "Account",
+    "campaign_id": "Campaign",
+    "action_id": "Action",
+    "schedule_id": "ActionSchedule",
+}
+_QUERY_NAMES = {"only_mine": "onlyMine"}
+
+
+def create_app(emulator: Emulator | None = None) -> FastAPI:
+    emulator = emulator or Emulator()
+    app = FastAPI(
+        title="Messaging platform emulator",
+        docs_url="/_emulator/docs",
+        redoc_url=None,
+        openapi_url="/_emulator/openapi.json",
+    )
+    app.state.emulator = emulator
+    app.include_router(campaigns.router, prefix=API_PREFIX)
+    app.include_router(schedules.router, prefix=API_PREFIX)
+    app.include_router(control.router, prefix="/_emulator")
+    app.add_middleware(TrafficMiddleware, faults=emulator.faults, recorder=emulator.recorder)
+    app.add_exception_handler(PlatformError, _platform_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    return app
+
+
+async def _platform_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, PlatformError)
+    return JSONResponse(exc.body(), status_code=exc.status, headers=exc.headers)
+
+
+async def _validation_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, RequestValidationError)
+    if not is_platform_path(request.url.path):
+        return await request_validation_exception_handler(request, exc)
+    for error in exc.errors():
+        location = tuple(error.get("loc", ()))
+        if len(location) >= 2 and location[0] == "path":
+            object_type = _PATH_OBJECTS.get(str(location[1]), "Object")
+            value = request.path_params.get(str(location[1]))
+            detail = ErrorDetail(NOT_FOUND, f"{object_type} {value} was not found.", object_type)
+            return JSONResponse(error_body([detail]), status_code=404)
+    details = []
+    for error in exc.errors():
+        location = tuple(error.get("loc", ()))
+        name = _QUERY_NAMES.get(str(location[-1]), str(location[-1])) if location else None
+        message = f"{name}: {error.get('msg', 'invalid value')}"
+        details.append(ErrorDetail(PROPERTY_INVALID_VALUE, message, None, name))
+    return JSONResponse(error_body(details), status_code=400)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, StarletteHTTPException)
+    if not is_platform_path(request.url.path):
+        return await http_exception_handler(request, exc)
+    if exc.status_code == 404:
+        message = f"No HTTP resource was found that matches the request URI '{request.url.path}'."
+        detail = ErrorDetail(NOT_FOUND, message)
+    elif exc.status_code == 405:
+        message = f"The requested resource does not support http method '{request.method}'."
+        detail = ErrorDetail(UNKNOWN_ERROR, message)
+    else:
+        detail = ErrorDetail(UNKNOWN_ERROR, str(exc.detail))
+    return JSONResponse(error_body([detail]), status_code=exc.status_code, headers=exc.headers)

@@ -1,0 +1,127 @@
+"""Pure ASGI middleware in front of the platform routes: records every request and applies faults.
+
+Only paths under the platform prefix are touched; ``/_emulator`` control traffic passes straight through.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+from .asgi_types import ASGIApp, Message, Receive, Scope, Send
+from .errors import NOT_FOUND, UNKNOWN_ERROR, ErrorDetail, error_body
+from .faults import FaultBook, FaultRule
+from .recorder import Recorder, RequestRecord
+from .transport import abort_connection
+
+API_PREFIX = "/api/v2.1"
+
+
+def is_platform_path(path: str) -> bool:
+    return path == API_PREFIX or path.startswith(API_PREFIX + "/")
+
+
+def _headers(scope: Scope) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    for raw_name, raw_value in scope.get("headers", []):
+        name = raw_name.decode("latin-1").lower()
+        value = raw_value.decode("latin-1")
+        headers[name] = f"{headers[name]}, {value}" if name in headers else value
+    return headers
+
+
+async def _read_body(receive: Receive) -> bytes:
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A receive that yields the already-read body once, then defers to the server's receive."""
+    sent = False
+
+    async def replay_receive() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay_receive
+
+
+class TrafficMiddleware:
+    def __init__(self, app: ASGIApp, faults: FaultBook, recorder: Recorder) -> None:
+        self.app = app
+        self.faults = faults
+        self.recorder = recorder
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not is_platform_path(scope["path"]):
+            await self.app(scope, receive, send)
+            return
+        arrived = time.monotonic()
+        body = await _read_body(receive)
+        rule = self.faults.take(scope["method"], scope["path"])
+        record = self.recorder.add(
+            method=scope["method"],
+            path=scope["path"],
+            query=scope.get("query_string", b"").decode("latin-1"),
+            headers=_headers(scope),
+            body=body,
+            fault=rule.kind if rule else None,
+            time=arrived,
+        )
+        replay = _replay(body, receive)
+        if rule is None or rule.kind == "delay":
+            if rule is not None:
+                await asyncio.sleep(rule.delay)
+            try:
+                await self.app(scope, replay, self._recording(send, record))
+            except Exception:
+                # The outer error middleware answers 500; keep the record from looking like a drop.
+                if record.status is None:
+                    self.recorder.set_status(record, 500)
+                raise
+        elif rule.kind == "drop":
+            await abort_connection(scope, receive)
+        elif rule.kind == "commit_then_drop":
+            await self.app(scope, replay, _discard)
+            await abort_connection(scope, receive)
+        else:
+            await self._send_fault(rule, self._recording(send, record))
+
+    def _recording(self, send: Send, record: RequestRecord) -> Send:
+        async def recording_send(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                self.recorder.set_status(record, int(message["status"]))
+            await send(message)
+
+        return recording_send
+
+    @staticmethod
+    async def _send_fault(rule: FaultRule, send: Send) -> None:
+        headers = [(b"content-type", b"application/json; charset=utf-8")]
+        if rule.kind == "retry_after":
+            status = 429
+            message = "Too many requests (injected by the emulator)."
+            headers.append((b"retry-after", str(rule.retry_after).encode("ascii")))
+        else:
+            status = rule.status
+            message = f"Injected fault: HTTP {status}."
+        code = NOT_FOUND if status == 404 else UNKNOWN_ERROR
+        payload = json.dumps(error_body([ErrorDetail(code, message)])).encode("utf-8")
+        headers.append((b"content-length", str(len(payload)).encode("ascii")))
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": payload, "more_body": False})
+
+
+async def _discard(message: Message) -> None:
+    """Swallow the response of a commit_then_drop request."""

@@ -1,0 +1,1 @@
+"""Business rules of the platform resources, one module per resource family."""

@@ -1,0 +1,67 @@
+"""The command line: start, print the base URL and a secret-free URI, write the full URI privately, stop."""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import stat
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import requests
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+def _lines(stream, sink):
+    for line in stream:
+        sink.put(line)
+
+
+def test_cli_serves_and_keeps_the_secret_out_of_its_output(tmp_path):
+    conn_file = tmp_path / "conn.uri"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(SRC), os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "messaging_platform_emulator", "--port", "0", "--conn-file", str(conn_file)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
+    output: queue.Queue[str] = queue.Queue()
+    reader = threading.Thread(target=_lines, args=(proc.stdout, output), daemon=True)
+    reader.start()
+    seen: list[str] = []
+    try:
+        while not any(line.startswith("Airflow connection URI:") for line in seen):
+            seen.append(output.get(timeout=20))
+        base_url = next(line for line in seen if line.startswith("Emulator base URL:")).split(": ", 1)[1].strip()
+        assert base_url.startswith("http://127.0.0.1:") and base_url.endswith("/api/v2.1")
+        root = base_url.removesuffix("/api/v2.1")
+        assert requests.get(root + "/_emulator/health", timeout=5).json() == {"status": "ok"}
+
+        uri = conn_file.read_text()
+        assert stat.S_IMODE(conn_file.stat().st_mode) == 0o600
+        secret = unquote(urlsplit(uri).password or "")
+        assert secret and secret == requests.get(root + "/_emulator/seed", timeout=5).json()["api_secret"]
+        printed = next(line for line in seen if line.startswith("Airflow connection URI:"))
+        assert ":***@" in printed
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            code = proc.wait(timeout=15)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            reader.join(timeout=5)
+            assert proc.stdout is not None
+            proc.stdout.close()
+    assert code == 0
+    while not output.empty():
+        seen.append(output.get())
+    assert secret not in "".join(seen)

@@ -1,0 +1,79 @@
+"""Control endpoints: seed, reset, extra accounts and the request record."""
+
+from __future__ import annotations
+
+import base64
+import re
+
+import requests
+
+
+def test_seed_describes_the_seeded_account(emu):
+    seed = emu.ok("GET", "/seed")
+    assert seed == {
+        "account_id": 1001,
+        "api_key": emu.seed.api_key,
+        "api_secret": emu.seed.api_secret,
+        "action_id": 5001,
+        "base_url": emu.server.base_url,
+    }
+    assert re.fullmatch(r"[0-9a-f]{32}", seed["api_key"])
+
+
+def test_reset_restores_the_seed_with_the_same_credentials(emu):
+    emu.create_campaign()
+    other = emu.ok("POST", "/accounts", json={"name": "Gone after reset"})
+    reset = emu.ok("POST", "/reset")
+    assert (reset["api_key"], reset["api_secret"]) == (emu.seed.api_key, emu.seed.api_secret)
+    assert emu.api("GET", emu.campaigns).status_code == 204
+    gone = requests.get(
+        f"{emu.server.base_url}/account/{other['account_id']}/campaign",
+        auth=(other["api_key"], other["api_secret"]),
+        timeout=10,
+    )
+    assert gone.status_code == 401
+
+
+def test_accounts_are_created_with_a_key_and_an_action(emu):
+    created = emu.control("POST", "/accounts", json={"name": "Tenant B"})
+    assert created.status_code == 201
+    body = created.json()
+    assert set(body) == {"account_id", "api_key", "api_secret", "action_id"}
+    assert emu.control("POST", "/accounts", json={}).status_code == 422
+
+
+def test_request_record(emu):
+    emu.ok("DELETE", "/requests")
+    emu.create_campaign(Name="Recorded")
+    emu.api("GET", emu.campaigns, params={"onlyMine": "true"})
+    requests.get(emu.server.base_url + emu.campaigns, timeout=10)  # no credentials: 401
+    emu.ok("GET", "/health")  # control traffic is not recorded
+
+    post, get, denied = emu.ok("GET", "/requests")
+    assert set(post) == {"seq", "method", "path", "query", "headers", "json", "body", "status", "fault", "time"}
+    assert (post["method"], post["path"], post["query"], post["status"]) == (
+        "POST",
+        "/api/v2.1" + emu.campaigns,
+        "",
+        201,
+    )
+    assert post["json"] == {"Name": "Recorded", "CampaignTypeId": 1}
+    assert '"Recorded"' in post["body"]
+    token = base64.b64encode(f"{emu.seed.api_key}:{emu.seed.api_secret}".encode()).decode()
+    assert post["headers"]["authorization"] == f"Basic {token}"
+    assert post["headers"]["content-type"] == "application/json"
+    assert all(name == name.lower() for name in post["headers"])
+    assert (get["query"], get["json"], get["body"], get["status"], get["fault"]) == (
+        "onlyMine=true",
+        None,
+        "",
+        200,
+        None,
+    )
+    assert (denied["status"], "authorization" in denied["headers"]) == (401, False)
+    assert post["seq"] < get["seq"] < denied["seq"]
+    assert post["time"] <= get["time"] <= denied["time"]
+
+    assert [r["seq"] for r in emu.ok("GET", "/requests", params={"since": get["seq"]})] == [denied["seq"]]
+    assert emu.ok("DELETE", "/requests") == {"cleared": 3}
+    assert emu.ok("GET", "/requests") == []
