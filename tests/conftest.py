@@ -1,0 +1,78 @@
+"""
+Shared fixtures. Airflow reads AIRFLOW_HOME when first imported, so it is pointed at a throwaway folder here,
+before any test module imports Airflow: the suite never touches a developer's own Airflow home.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+_HOME = tempfile.mkdtemp(prefix="messaging-platform-tests-airflow-")
+os.environ["AIRFLOW_HOME"] = _HOME
+os.environ["AIRFLOW__CORE__DAGS_FOLDER"] = str(REPO / "dags")
+os.environ["AIRFLOW__CORE__LOAD_EXAMPLES"] = "False"
+
+import pytest  # noqa: E402
+import requests  # noqa: E402
+
+from messaging_platform_emulator.server import EmulatorServer  # noqa: E402
+
+
+class Platform:
+    """The running emulator as tests see it: its seed, its control endpoints and its request record."""
+
+    def __init__(self, server: EmulatorServer) -> None:
+        self.server = server
+        self.seed = server.seed
+        self.base_url = server.base_url
+        self.control = server.url + "/_emulator"
+
+    def reset(self) -> None:
+        requests.post(f"{self.control}/reset", timeout=10).raise_for_status()
+
+    def fault(self, **rule: Any) -> None:
+        requests.post(f"{self.control}/faults", json=rule, timeout=10).raise_for_status()
+
+    def requests(self) -> list[dict[str, Any]]:
+        response = requests.get(f"{self.control}/requests", timeout=10)
+        response.raise_for_status()
+        records: list[dict[str, Any]] = response.json()
+        return records
+
+    def connection_json(self, **overrides: Any) -> str:
+        extra = {"base_url": self.base_url, "account_id": self.seed.account_id}
+        extra.update(overrides.pop("extra", {}))
+        conn = {
+            "conn_type": "messaging_platform",
+            "login": self.seed.api_key,
+            "password": self.seed.api_secret,
+            "extra": extra,
+        }
+        conn.update(overrides)
+        return json.dumps(conn)
+
+
+@pytest.fixture(scope="session")
+def emulator_server() -> Iterator[EmulatorServer]:
+    with EmulatorServer() as server:
+        yield server
+
+
+@pytest.fixture
+def platform(emulator_server: EmulatorServer, monkeypatch: pytest.MonkeyPatch) -> Platform:
+    """A reset emulator, with ``messaging_platform_default`` pointing at it."""
+    handle = Platform(emulator_server)
+    handle.reset()
+    monkeypatch.setenv("AIRFLOW_CONN_MESSAGING_PLATFORM_DEFAULT", handle.connection_json())
+    return handle
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    shutil.rmtree(_HOME, ignore_errors=True)

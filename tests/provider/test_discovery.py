@@ -1,0 +1,36 @@
+"""Airflow finds the provider through its entry point: hook, connection type and form fields."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from airflow.providers_manager import ProvidersManager
+from airflow.sdk.providers_manager_runtime import ProvidersManagerTaskRuntime
+
+
+def test_providers_manager_sees_hook_and_connection_type():
+    assert "airflow-provider-messaging-platform" in ProvidersManager().providers
+    hook_info = ProvidersManagerTaskRuntime().hooks["messaging_platform"]
+    assert hook_info is not None
+    assert hook_info.hook_class_name == "messaging_platform_provider.hooks.messaging_platform.MessagingPlatformHook"
+    assert hook_info.connection_id_attribute_name == "messaging_platform_conn_id"
+    assert hook_info.hook_name == "Messaging Platform"
+
+
+def test_connection_form_fields_and_labels():
+    manager = ProvidersManager()
+    widgets = manager.connection_form_widgets
+    for field in ("account_id", "base_url", "timezone"):
+        assert f"extra__messaging_platform__{field}" in widgets
+    behaviour = manager.field_behaviours["messaging_platform"]
+    assert behaviour["relabeling"] == {"login": "API key", "password": "API secret"}
+    assert {"host", "port", "schema"} <= set(behaviour["hidden_fields"])
+
+
+def test_airflow_providers_list_shows_it():
+    out = subprocess.run(
+        [sys.executable, "-m", "airflow", "providers", "list"], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "airflow-provider-messaging-platform" in out.stdout

@@ -1,0 +1,85 @@
+"""Retries, judged from the emulator's request record rather than from sleeping."""
+
+from __future__ import annotations
+
+import pytest
+
+from messaging_platform_provider.client import MessagingPlatformApiError, RetryPolicy
+from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+
+FAST = RetryPolicy(max_attempts=4, backoff_base=0.01, backoff_max=0.05)
+
+
+@pytest.fixture
+def hook(platform) -> MessagingPlatformHook:
+    return MessagingPlatformHook(retry_policy=FAST)
+
+
+def test_429_waits_for_retry_after(platform, hook):
+    platform.fault(kind="retry_after", retry_after=1, count=1)
+    assert hook.list_campaigns() == []
+    first, second = platform.requests()
+    assert (first["status"], second["status"]) == (429, 204)
+    assert second["time"] - first["time"] >= 1.0  # honoured, although the backoff alone would be ~0.01 s
+
+
+@pytest.mark.parametrize("status", [502, 503, 504])
+def test_idempotent_calls_retry_transient_statuses(platform, hook, status):
+    platform.fault(kind="status", status=status, count=2)
+    assert hook.list_campaigns() == []
+    assert [r["status"] for r in platform.requests()] == [status, status, 204]
+
+
+def test_retries_are_bounded(platform, hook):
+    platform.fault(kind="status", status=503, count=10)
+    with pytest.raises(MessagingPlatformApiError) as caught:
+        hook.list_campaigns()
+    assert caught.value.status == 503 and caught.value.attempts == FAST.max_attempts
+    assert len(platform.requests()) == FAST.max_attempts
+
+
+def test_500_is_not_retried(platform, hook):
+    platform.fault(kind="status", status=500, count=1)
+    with pytest.raises(MessagingPlatformApiError):
+        hook.list_campaigns()
+    assert len(platform.requests()) == 1
+
+
+def test_post_is_not_resent_after_a_5xx(platform, hook):
+    platform.fault(kind="status", status=503, count=1, method="POST")
+    with pytest.raises(MessagingPlatformApiError) as caught:
+        hook.create_campaign(name="Once", campaign_type="Basic")
+    assert caught.value.status == 503
+    assert [r["method"] for r in platform.requests()] == ["POST"]
+
+
+def test_post_is_resent_after_429(platform, hook):
+    platform.fault(kind="retry_after", retry_after=0, count=1, method="POST")
+    hook.create_campaign(name="After 429", campaign_type="Basic")
+    assert [r["status"] for r in platform.requests()] == [429, 201]
+    assert len(hook.list_campaigns()) == 1
+
+
+def test_post_is_not_resent_when_the_response_is_lost(platform, hook):
+    platform.fault(kind="commit_then_drop", count=1, method="POST")
+    with pytest.raises(MessagingPlatformApiError) as caught:
+        hook.create_campaign(name="Committed", campaign_type="Basic")
+    assert caught.value.status is None and "lost" in str(caught.value)
+    assert [c["Name"] for c in hook.list_campaigns()] == ["Committed"]  # committed exactly once
+
+
+def test_get_is_resent_after_a_dropped_connection(platform, hook):
+    platform.fault(kind="drop", count=1, method="GET")
+    assert hook.list_campaigns() == []
+    assert [r["fault"] for r in platform.requests()] == ["drop", None]
+
+
+def test_connection_refused_is_retried_then_reported(platform, monkeypatch):
+    monkeypatch.setenv(
+        "AIRFLOW_CONN_MESSAGING_PLATFORM_DEFAULT",
+        platform.connection_json(extra={"base_url": "http://127.0.0.1:9/api/v2.1"}),
+    )
+    with pytest.raises(MessagingPlatformApiError) as caught:
+        MessagingPlatformHook(retry_policy=FAST).create_campaign(name="x", campaign_type="Basic")
+    assert caught.value.status is None and caught.value.attempts == FAST.max_attempts
+    assert "could not connect" in str(caught.value)
