@@ -1,0 +1,42 @@
+# The two Quickstart commands: `make demo` and `make test`. Both build .venv from the package index first.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+UV_VERSION := 0.13.9
+STAMP := $(VENV)/.installed
+
+.PHONY: venv demo test lint typecheck pytest lock clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): setup.cfg pyproject.toml requirements/constraints.txt | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check "uv==$(UV_VERSION)"
+	$(BIN)/uv pip install --quiet --python $(BIN)/python -c requirements/constraints.txt -e ".[test]"
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+demo: venv
+	$(BIN)/python scripts/demo.py
+
+lint: venv
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: venv
+	$(BIN)/mypy
+
+pytest: venv
+	$(BIN)/pytest
+
+test: lint typecheck pytest
+
+# Re-pin every dependency after changing setup.cfg (run by hand, commit the result).
+lock: $(BIN)/python
+	$(BIN)/python -m pip install --quiet "uv==$(UV_VERSION)"
+	$(BIN)/uv pip compile --quiet --python $(BIN)/python setup.cfg --extra test -o requirements/constraints.txt
+
+clean:
+	rm -rf $(VENV) build .mypy_cache .ruff_cache .pytest_cache
