@@ -1,7 +1,7 @@
 """Local stand-in of the messaging platform API v2.1: FastAPI app, uvicorn server and CLI.
 
 Platform routes live under ``/api/v2.1``; emulator controls (seed, reset, faults, request record, clock,
-schedule lifecycle) under ``/_emulator``. Nothing here imports Airflow.
+schedule lifecycle, generated contacts, keywords and keys) under ``/_emulator``. Nothing here imports Airflow.
 """
 
 from .app import create_app

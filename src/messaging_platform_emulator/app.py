@@ -11,7 +11,33 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from .emulator import Emulator
 from .errors import NOT_FOUND, PROPERTY_INVALID_VALUE, UNKNOWN_ERROR, ErrorDetail, PlatformError, error_body
 from .middleware import API_PREFIX, TrafficMiddleware, is_platform_path
-from .routes import campaigns, control, schedules
+from .routes import (
+    api_keys,
+    callbacks,
+    campaigns,
+    contacts,
+    control,
+    control_data,
+    coupon_definitions,
+    coupon_lists,
+    filter_groups,
+    keywords,
+    schedules,
+    voice_calls,
+)
+
+PLATFORM_ROUTERS = (
+    campaigns.router,
+    coupon_definitions.router,
+    coupon_lists.router,
+    schedules.router,
+    voice_calls.router,
+    api_keys.router,
+    filter_groups.router,
+    contacts.router,
+    callbacks.router,
+    keywords.router,
+)
 
 # Path parameters, and the object type a malformed one is reported as (not found, like an unknown id).
 _PATH_OBJECTS = {
@@ -19,6 +45,11 @@ _PATH_OBJECTS = {
     "campaign_id": "Campaign",
     "action_id": "Action",
     "schedule_id": "ActionSchedule",
+    "coupon_list_id": "ExternalCouponList",
+    "key_id": "ApiKey",
+    "contact_list_id": "ContactList",
+    "group_id": "FilterGroup",
+    "callback_id": "Callback",
 }
 _QUERY_NAMES = {"only_mine": "onlyMine"}
 
@@ -32,9 +63,10 @@ def create_app(emulator: Emulator | None = None) -> FastAPI:
         openapi_url="/_emulator/openapi.json",
     )
     app.state.emulator = emulator
-    app.include_router(campaigns.router, prefix=API_PREFIX)
-    app.include_router(schedules.router, prefix=API_PREFIX)
+    for router in PLATFORM_ROUTERS:
+        app.include_router(router, prefix=API_PREFIX)
     app.include_router(control.router, prefix="/_emulator")
+    app.include_router(control_data.router, prefix="/_emulator")
     app.add_middleware(TrafficMiddleware, faults=emulator.faults, recorder=emulator.recorder)
     app.add_exception_handler(PlatformError, _platform_error)
     app.add_exception_handler(RequestValidationError, _validation_error)

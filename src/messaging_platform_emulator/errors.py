@@ -61,5 +61,10 @@ def not_found(object_type: str, object_id: object) -> PlatformError:
     return PlatformError(404, [ErrorDetail(NOT_FOUND, f"{object_type} {object_id} was not found.", object_type)])
 
 
-def bad_request(message: str, object_type: str | None = None, code: int = PROPERTY_INVALID_VALUE) -> PlatformError:
-    return PlatformError(400, [ErrorDetail(code, message, object_type)])
+def bad_request(
+    message: str,
+    object_type: str | None = None,
+    code: int = PROPERTY_INVALID_VALUE,
+    property_name: str | None = None,
+) -> PlatformError:
+    return PlatformError(400, [ErrorDetail(code, message, object_type, property_name)])

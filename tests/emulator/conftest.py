@@ -35,6 +35,23 @@ class Emu:
         response.raise_for_status()
         return response.json()
 
+    def at(self, path: str) -> str:
+        """A platform path under the seeded account, e.g. ``at("/callback")``."""
+        return f"/account/{self.account}{path}"
+
+    def created(self, path: str, body: Any) -> dict[str, Any]:
+        """POST ``body`` to a platform path that must answer 201; returns the created object."""
+        response = self.api("POST", path, json=body)
+        assert response.status_code == 201, response.text
+        created: dict[str, Any] = response.json()
+        return created
+
+    def error(self, response: requests.Response, status: int = 400) -> tuple[int, str, str | None]:
+        """The single platform error of a response: (ErrorCodeId, PropertyName, ObjectType)."""
+        assert response.status_code == status, response.text
+        [error] = response.json()
+        return error["ErrorCodeId"], error["PropertyName"], error["ObjectType"]
+
     @property
     def campaigns(self) -> str:
         return f"/account/{self.account}/campaign"

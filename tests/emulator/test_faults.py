@@ -97,3 +97,20 @@ def test_reset_clears_faults(emu):
     emu.ok("POST", "/faults", json={"kind": "status"})
     emu.ok("POST", "/reset")
     assert emu.ok("GET", "/faults") == []
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/api-key", "/external-couponlist", "/action-pushvoicecall", "/contactlist/4001/group", "/contact", "/callback"],
+)
+def test_faults_apply_to_every_resource(emu, path):
+    emu.ok("POST", "/faults", json={"kind": "status", "status": 502, "path": path.replace("/", r"\/") + "$"})
+    assert emu.api("GET", emu.at(path)).status_code == 502
+    assert emu.api("GET", emu.at(path)).status_code in (200, 204)
+
+
+def test_commit_then_drop_of_a_key_rotation_still_rotates(emu):
+    emu.ok("POST", "/faults", json={"kind": "commit_then_drop", "method": "PUT"})
+    with pytest.raises(requests.exceptions.ConnectionError):
+        emu.api("PUT", emu.at("/api-key/1"))
+    assert emu.api("GET", emu.campaigns).status_code == 401  # the seeded secret was replaced

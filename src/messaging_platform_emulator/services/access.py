@@ -8,7 +8,7 @@ import hmac
 from typing import TYPE_CHECKING
 
 from ..errors import not_found, unauthorized
-from ..models import STATUS_DELETED, Account, Action, ApiKey
+from ..models import STATUS_DELETED, Account, Action, ApiKey, Campaign
 
 if TYPE_CHECKING:
     from ..state import PlatformState
@@ -17,8 +17,15 @@ if TYPE_CHECKING:
 _NO_SECRET = b"\x00" * 32
 
 
+class AccountNotFound(LookupError):
+    """No account with that id (control endpoints turn this into 404)."""
+
+
 def authenticate(state: PlatformState, authorization: str | None) -> ApiKey:
-    """The API key named by a Basic ``Authorization`` header; 401 when missing, wrong or revoked."""
+    """The API key named by a Basic ``Authorization`` header; 401 when missing, wrong, revoked or expired.
+
+    A key that authenticates has its ``LastActivity`` set to the emulator's now.
+    """
     if not authorization:
         raise unauthorized()
     scheme, _, token = authorization.strip().partition(" ")
@@ -35,8 +42,10 @@ def authenticate(state: PlatformState, authorization: str | None) -> ApiKey:
         candidate = next((k for k in state.tables.api_keys.values() if k.key == key), None)
         expected = candidate.secret.encode("utf-8") if candidate is not None else _NO_SECRET
         matches = hmac.compare_digest(secret.encode("utf-8"), expected)
-        if candidate is None or not matches or candidate.revoked:
+        now = state.now()
+        if candidate is None or not matches or candidate.revoked or candidate.expired(now):
             raise unauthorized()
+        candidate.last_activity = now
         return candidate
 
 
@@ -57,6 +66,32 @@ def require_action(state: PlatformState, key: ApiKey, account_id: int, action_id
     """An action of the path account, or 404. Caller holds the lock."""
     require_account(state, key, account_id)
     action = state.tables.actions.get(action_id)
-    if action is None or action.account_id != account_id or action.status_id == STATUS_DELETED:
+    if action is None or action.account_id != account_id or action.deleted:
         raise not_found("Action", action_id)
     return action
+
+
+def find_campaign(state: PlatformState, account_id: int, campaign_id: int) -> Campaign | None:
+    """A live campaign of the account, or None. Caller holds the lock."""
+    campaign = state.tables.campaigns.get(campaign_id)
+    if campaign is None or campaign.account_id != account_id or campaign.deleted:
+        return None
+    return campaign
+
+
+def require_campaign(state: PlatformState, key: ApiKey, account_id: int, campaign_id: int) -> Campaign:
+    """A live campaign of the path account, or 404. Caller holds the lock."""
+    require_account(state, key, account_id)
+    campaign = find_campaign(state, account_id, campaign_id)
+    if campaign is None:
+        raise not_found("Campaign", campaign_id)
+    return campaign
+
+
+def control_account(state: PlatformState, account_id: int | None) -> Account:
+    """For control endpoints: the given account (the seeded one when None), or AccountNotFound."""
+    wanted = state.seed.account_id if account_id is None else account_id
+    account = state.tables.accounts.get(wanted)
+    if account is None:
+        raise AccountNotFound(f"account {wanted} does not exist")
+    return account

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..errors import not_found
 from ..models import (
     CAMPAIGN_TYPE_MAX,
     CAMPAIGN_TYPE_MIN,
@@ -13,7 +12,7 @@ from ..models import (
     Campaign,
 )
 from ..validation import Body, parse_json_object
-from .access import require_account
+from .access import require_account, require_campaign
 
 if TYPE_CHECKING:
     from ..models import ApiKey
@@ -61,11 +60,7 @@ class CampaignService:
         self._state = state
 
     def _find(self, key: ApiKey, account_id: int, campaign_id: int) -> Campaign:
-        require_account(self._state, key, account_id)
-        campaign = self._state.tables.campaigns.get(campaign_id)
-        if campaign is None or campaign.account_id != account_id or campaign.deleted:
-            raise not_found(OBJECT_TYPE, campaign_id)
-        return campaign
+        return require_campaign(self._state, key, account_id, campaign_id)
 
     def list(self, key: ApiKey, account_id: int, only_mine: bool) -> list[dict[str, Any]]:
         """Live campaigns of the account. Accounts have no parents yet, so ``only_mine`` changes nothing."""

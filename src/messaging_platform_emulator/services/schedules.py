@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +46,15 @@ def _day_list(text: str) -> list[str]:
 
 def read_schedule_fields(body: Body) -> ScheduleFields:
     """Validate a create or PUT body (both carry every client field)."""
+    fields = collect_schedule_fields(body)
+    body.check()
+    assert fields is not None
+    return fields
+
+
+def collect_schedule_fields(body: Body) -> ScheduleFields | None:
+    """The schedule in ``body``, or None when it has problems (recorded in ``body.errors``, not raised)."""
+    errors_before = len(body.errors)
     type_id = body.integer("ScheduleTypeId", required=True)
     if type_id is not None and type_id not in SCHEDULE_TYPES:
         body.invalid("ScheduleTypeId", f"ScheduleTypeId must be one of {_ALLOWED_TYPES}; got {type_id}.")
@@ -80,7 +90,8 @@ def read_schedule_fields(body: Body) -> ScheduleFields:
                 month_day = text.strip()
             else:
                 body.invalid("MonthDay", f"MonthDay must be a comma-separated list of days 1 to 31; got {text!r}.")
-    body.check()
+    if len(body.errors) > errors_before:
+        return None
     assert type_id is not None and run_at is not None and start_from is not None
     return ScheduleFields(type_id, run_at, start_from, end_after, week_day, month_day)
 
@@ -114,17 +125,34 @@ class ScheduleService:
         with self._state.lock:
             require_action(self._state, key, account_id, action_id)
             fields = read_schedule_fields(parse_json_object(raw_body, OBJECT_TYPE))
-            now = self._state.now()
-            schedule = Schedule(
-                id=self._state.next_id("schedule"),
-                account_id=account_id,
-                action_id=action_id,
-                fields=fields,
-                audit=Audit.new(now, key.principal),
-                plan=RunPlan(now, self._state.default_behaviour, one_time=fields.schedule_type_id == SCHEDULE_ONE_TIME),
-            )
-            self._state.tables.schedules[schedule.id] = schedule
-            return schedule.to_api(now)
+            return self.add(account_id, action_id, fields, key.principal).to_api(self._state.now())
+
+    # -- used by the typed action services (caller holds the lock) ------------------------------
+
+    def add(self, account_id: int, action_id: int, fields: ScheduleFields, principal: str) -> Schedule:
+        """Store a validated schedule on an action; its run plan starts now."""
+        now = self._state.now()
+        schedule = Schedule(
+            id=self._state.next_id("schedule"),
+            account_id=account_id,
+            action_id=action_id,
+            fields=fields,
+            audit=Audit.new(now, principal),
+            plan=RunPlan(now, self._state.default_behaviour, one_time=fields.schedule_type_id == SCHEDULE_ONE_TIME),
+        )
+        self._state.tables.schedules[schedule.id] = schedule
+        return schedule
+
+    def of_action(self, action_id: int) -> Sequence[Schedule]:
+        return [s for s in self._state.tables.schedules.values() if s.action_id == action_id]
+
+    def abort_all(self, action_id: int, principal: str) -> None:
+        """Abort every schedule of the action whose run has not ended yet."""
+        now = self._state.now()
+        for schedule in self.of_action(action_id):
+            if schedule.plan.status(now) not in TERMINAL:
+                schedule.plan.aborted_at = now
+                schedule.audit.touch(now, principal)
 
     def update(self, key: ApiKey, account_id: int, action_id: int, schedule_id: int, raw_body: bytes) -> dict[str, Any]:
         """Replace the client fields. The run plan is kept; a schedule that becomes one-time starts a new one."""

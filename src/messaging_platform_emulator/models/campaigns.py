@@ -1,0 +1,111 @@
+"""Campaigns and the coupon definition of a coupon campaign."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from .base import STATUS_ACTIVE, STATUS_DELETED, STATUS_NAMES, Audit, optional_timestamp
+
+# CampaignType: 0 Gateway, 1 Basic, 2 Dialog, 3 Question, 4 Coupon, 5 Sweepstakes, 6 Chat.
+CAMPAIGN_TYPE_MIN = 0
+CAMPAIGN_TYPE_MAX = 6
+CAMPAIGN_TYPE_COUPON = 4
+
+# CouponType and ValidDateType (null counts as None).
+COUPON_TYPES = {0: "Static", 1: "Dynamic", 2: "External"}
+COUPON_STATIC = 0
+COUPON_EXTERNAL = 2
+VALID_DATE_TYPES = {0: "None", 1: "Static", 2: "Rolling"}
+VALID_DATE_ROLLING = 2
+DEFAULT_MAX_USES = 1
+
+
+@dataclass
+class Campaign:
+    id: int
+    account_id: int
+    name: str
+    campaign_type_id: int
+    audit: Audit
+    subscription_id: int | None = None
+    content_id: int | None = None
+    user_data: str | None = None
+    single_use: bool = False
+    single_use_content_id: int | None = None
+    session: int = 0
+    session_length: int = 0
+    is_default: bool = False
+    status_id: int = STATUS_ACTIVE
+
+    @property
+    def deleted(self) -> bool:
+        return self.status_id == STATUS_DELETED
+
+    def to_api(self) -> dict[str, Any]:
+        return {
+            "Id": self.id,
+            "AccountId": self.account_id,
+            "SubscriptionId": self.subscription_id,
+            "Name": self.name,
+            "CampaignTypeId": self.campaign_type_id,
+            "StatusId": self.status_id,
+            "StatusReason": STATUS_NAMES.get(self.status_id, str(self.status_id)),
+            "ContentId": self.content_id,
+            "Session": self.session,
+            "SessionLength": self.session_length,
+            "UserData": self.user_data,
+            **self.audit.to_api(),
+            "SingleUse": self.single_use,
+            "SingleUseContentId": self.single_use_content_id,
+        }
+
+
+@dataclass
+class CouponFields:
+    """The client-supplied part of a coupon definition (a PUT carries all of it)."""
+
+    coupon_type_id: int
+    prefix: str | None = None
+    static_code: str | None = None
+    external_id1: str | None = None
+    external_id2: str | None = None
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    max_uses: int = DEFAULT_MAX_USES
+    valid_date_type_id: int | None = None
+    valid_rolling_days: int | None = None
+    valid_rolling_offset: int | None = None
+    external_list_id: int | None = None
+
+
+@dataclass
+class CouponDefinition:
+    campaign_id: int
+    account_id: int
+    fields: CouponFields
+    audit: Audit
+
+    def to_api(self, external_list: dict[str, Any] | None) -> dict[str, Any]:
+        """``external_list``: the API form of the linked external coupon list, when it still exists."""
+        f = self.fields
+        return {
+            "CampaignId": self.campaign_id,
+            "AccountId": self.account_id,
+            "CouponTypeId": f.coupon_type_id,
+            "Prefix": f.prefix,
+            "StaticCode": f.static_code,
+            "ExternalId1": f.external_id1,
+            "ExternalId2": f.external_id2,
+            "ValidFrom": optional_timestamp(f.valid_from),
+            "ValidTo": optional_timestamp(f.valid_to),
+            "MaxUses": f.max_uses,
+            "ValidDateTypeId": f.valid_date_type_id,
+            "ValidRollingDays": f.valid_rolling_days,
+            "ValidRollingOffSet": f.valid_rolling_offset,
+            "ExternalListId": f.external_list_id,
+            "ExternalCouponList": external_list,
+            "Created": optional_timestamp(self.audit.created),
+            "Modified": optional_timestamp(self.audit.modified),
+        }

@@ -1,0 +1,71 @@
+"""Callback record rules: create, read, replace (PUT carries the whole record) and hard delete."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..errors import not_found
+from ..models import CALLBACK_TYPES, Callback
+from ..validation import Body, parse_json_object
+from .access import require_account
+
+if TYPE_CHECKING:
+    from ..models import ApiKey
+    from ..state import PlatformState
+
+OBJECT_TYPE = "Callback"
+_ALLOWED = ", ".join(f"{number} ({name})" for number, name in CALLBACK_TYPES.items())
+
+
+def _read_callback(body: Body) -> tuple[int, str, bool]:
+    """CallbackType, URL (also read as Url: names are case-insensitive) and Active; all required."""
+    callback_type = body.integer("CallbackType", required=True)
+    if callback_type is not None and callback_type not in CALLBACK_TYPES:
+        body.invalid("CallbackType", f"CallbackType must be one of {_ALLOWED}; got {callback_type}.")
+    url = body.url("URL", required=True)
+    active = body.boolean("Active", required=True)
+    body.check()
+    assert callback_type is not None and url is not None and active is not None
+    return callback_type, url, active
+
+
+class CallbackService:
+    def __init__(self, state: PlatformState) -> None:
+        self._state = state
+
+    def _find(self, key: ApiKey, account_id: int, callback_id: int) -> Callback:
+        require_account(self._state, key, account_id)
+        found = self._state.tables.callbacks.get(callback_id)
+        if found is None or found.account_id != account_id:
+            raise not_found(OBJECT_TYPE, callback_id)
+        return found
+
+    def list(self, key: ApiKey, account_id: int) -> list[dict[str, Any]]:
+        with self._state.lock:
+            require_account(self._state, key, account_id)
+            return [c.to_api() for c in self._state.tables.callbacks.values() if c.account_id == account_id]
+
+    def get(self, key: ApiKey, account_id: int, callback_id: int) -> dict[str, Any]:
+        with self._state.lock:
+            return self._find(key, account_id, callback_id).to_api()
+
+    def create(self, key: ApiKey, account_id: int, raw_body: bytes) -> dict[str, Any]:
+        with self._state.lock:
+            require_account(self._state, key, account_id)
+            callback_type, url, active = _read_callback(parse_json_object(raw_body, OBJECT_TYPE))
+            created = Callback(self._state.next_id("callback"), account_id, callback_type, url, active)
+            self._state.tables.callbacks[created.id] = created
+            return created.to_api()
+
+    def update(self, key: ApiKey, account_id: int, callback_id: int, raw_body: bytes) -> dict[str, Any]:
+        with self._state.lock:
+            found = self._find(key, account_id, callback_id)
+            found.callback_type, found.url, found.active = _read_callback(parse_json_object(raw_body, OBJECT_TYPE))
+            return found.to_api()
+
+    def delete(self, key: ApiKey, account_id: int, callback_id: int) -> dict[str, Any]:
+        """Hard delete; returns the record as it was."""
+        with self._state.lock:
+            found = self._find(key, account_id, callback_id)
+            del self._state.tables.callbacks[found.id]
+            return found.to_api()

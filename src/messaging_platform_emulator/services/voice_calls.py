@@ -1,0 +1,145 @@
+"""Push voice call action rules: create (with inline schedules), read, and delete (stops it and its schedules)."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from ..errors import not_found
+from ..models import ACTION_TYPE_PUSH_VOICE_CALL, STATUS_DELETED, Action, Audit, VoiceCall, VoiceCallFields
+from ..validation import Body, parse_json_object
+from .access import find_campaign, require_account
+from .schedules import OBJECT_TYPE as SCHEDULE_OBJECT_TYPE
+from .schedules import collect_schedule_fields
+
+if TYPE_CHECKING:
+    from ..models import ApiKey, ScheduleFields
+    from ..state import PlatformState
+
+OBJECT_TYPE = "ActionPushVoiceCall"
+NOT_FOUND_TYPE = "Action"
+AUDIO_SUFFIXES = (".mp3", ".wav")
+TARGET_SOURCES = ("Targets", "ContactListIds", "TargetsUrl")
+_E164 = re.compile(r"^\+[1-9]\d{6,14}$")
+_ID = re.compile(r"^[0-9]+$")
+
+
+def _phone_or_id(text: str) -> bool:
+    return bool(_E164.match(text) or _ID.match(text))
+
+
+def _given(body: Body, name: str) -> bool:
+    """The property holds something: not null, not an empty list, not a blank string."""
+    value = body.raw(name)
+    return bool(value.strip()) if isinstance(value, str) else value not in (None, [])
+
+
+def read_voice_call(body: Body, state: PlatformState, account_id: int) -> VoiceCallFields | None:
+    """The voice call fields of a create body; problems collected in ``body``."""
+    channels = body.string_list(
+        "Channels", required=True, accept=_phone_or_id, rule="a long code such as +15125550100 or a channel id"
+    )
+    targets = body.string_list(
+        "Targets", accept=_phone_or_id, rule="an E.164 phone number such as +15125550100 or a contact id"
+    )
+    contact_list_ids = body.integer_list("ContactListIds", minimum=1)
+    exclude_list_ids = body.integer_list("ExcludeListIds", minimum=1)
+    targets_url = body.url("TargetsUrl")
+    if not any(_given(body, name) for name in TARGET_SOURCES):
+        body.missing("Targets", "At least one of Targets, ContactListIds or TargetsUrl is required.")
+
+    message = body.string("Message")
+    audio_url = body.url("AudioUrl")
+    if audio_url is not None and not urlsplit(audio_url).path.lower().endswith(AUDIO_SUFFIXES):
+        body.invalid("AudioUrl", f"AudioUrl must point to an .mp3 or .wav file; got {audio_url!r}.")
+    if _given(body, "Message") and _given(body, "AudioUrl"):
+        body.invalid("Message", "Give exactly one of Message (text to speak) or AudioUrl (an .mp3 or .wav file).")
+    elif not _given(body, "Message") and not _given(body, "AudioUrl"):
+        body.missing("Message", "One of Message (text to speak) or AudioUrl (an .mp3 or .wav file) is required.")
+
+    campaign_id = body.integer("CampaignId")
+    if campaign_id is not None and find_campaign(state, account_id, campaign_id) is None:
+        body.invalid("CampaignId", f"Campaign {campaign_id} was not found.")
+    execute = body.boolean("Execute")
+    if channels is None:
+        return None
+    return VoiceCallFields(
+        channels=channels,
+        targets=targets or [],
+        contact_list_ids=contact_list_ids or [],
+        exclude_list_ids=exclude_list_ids or [],
+        targets_url=targets_url,
+        message=message or None,
+        audio_url=audio_url,
+        campaign_id=campaign_id,
+        execute=bool(execute),
+    )
+
+
+def read_schedules(body: Body) -> list[ScheduleFields]:
+    """Inline Schedules, each validated like a schedule request."""
+    schedules = []
+    for child in body.object_list("Schedules", SCHEDULE_OBJECT_TYPE) or []:
+        fields = collect_schedule_fields(child)
+        if fields is not None:
+            schedules.append(fields)
+    return schedules
+
+
+class VoiceCallService:
+    def __init__(self, state: PlatformState) -> None:
+        self._state = state
+
+    def _find(self, key: ApiKey, account_id: int, action_id: int) -> VoiceCall:
+        require_account(self._state, key, account_id)
+        found = self._state.tables.voice_calls.get(action_id)
+        if found is None or found.action.account_id != account_id or found.action.deleted:
+            raise not_found(NOT_FOUND_TYPE, action_id)
+        return found
+
+    def _render(self, call: VoiceCall) -> dict[str, Any]:
+        now = self._state.now()
+        return call.to_api([s.to_api(now) for s in self._state.schedules.of_action(call.action.id)])
+
+    def list(self, key: ApiKey, account_id: int) -> list[dict[str, Any]]:
+        with self._state.lock:
+            require_account(self._state, key, account_id)
+            return [
+                self._render(c)
+                for c in self._state.tables.voice_calls.values()
+                if c.action.account_id == account_id and not c.action.deleted
+            ]
+
+    def get(self, key: ApiKey, account_id: int, action_id: int) -> dict[str, Any]:
+        with self._state.lock:
+            return self._render(self._find(key, account_id, action_id))
+
+    def create(self, key: ApiKey, account_id: int, raw_body: bytes) -> dict[str, Any]:
+        """A new action (id from the action counter) with its inline schedules."""
+        with self._state.lock:
+            require_account(self._state, key, account_id)
+            body = parse_json_object(raw_body, OBJECT_TYPE)
+            fields = read_voice_call(body, self._state, account_id)
+            schedules = read_schedules(body)
+            body.check()
+            assert fields is not None
+            now = self._state.now()
+            action = Action(
+                self._state.next_id("action"), account_id, ACTION_TYPE_PUSH_VOICE_CALL, Audit.new(now, key.principal)
+            )
+            self._state.tables.actions[action.id] = action
+            call = VoiceCall(action, fields)
+            self._state.tables.voice_calls[action.id] = call
+            for schedule in schedules:
+                self._state.schedules.add(account_id, action.id, schedule, key.principal)
+            return self._render(call)
+
+    def delete(self, key: ApiKey, account_id: int, action_id: int) -> dict[str, Any]:
+        """Stop the action: schedules not yet ended become Aborted, the action StatusId 2 (then gone)."""
+        with self._state.lock:
+            call = self._find(key, account_id, action_id)
+            self._state.schedules.abort_all(action_id, key.principal)
+            call.action.status_id = STATUS_DELETED
+            call.action.audit.touch(self._state.now(), key.principal)
+            return self._render(call)

@@ -1,0 +1,144 @@
+"""Contacts of the seeded account: shape, $top/$skip paging, and bulk generation by control."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import requests
+
+PROPERTY_INVALID_VALUE = 0x06000000
+FIELDS = {
+    "Id",
+    "AccountId",
+    "StatusId",
+    "PhoneNumber",
+    "Email",
+    "Subscriptions",
+    "Attributes",
+    "Created",
+    "CreatedBy",
+    "Modified",
+    "ModifiedBy",
+}
+
+
+def contacts(emu) -> str:
+    return emu.at("/contact")
+
+
+def ids(response) -> list[int]:
+    assert response.status_code == 200, response.text
+    return [c["Id"] for c in response.json()]
+
+
+def test_seeded_contacts(emu):
+    listed = emu.api("GET", contacts(emu)).json()
+    assert [c["Id"] for c in listed] == list(range(6001, 6026))
+    first = listed[0]
+    assert set(first) == FIELDS
+    assert (first["AccountId"], first["StatusId"], first["PhoneNumber"]) == (emu.account, 0, "+15550100000")
+    assert listed[24]["PhoneNumber"] == "+15550100024"
+    assert first["Email"] == "contact6001@example.com"
+    assert first["Subscriptions"] == [
+        {"SubscriptionId": 1, "SmsEnabled": True, "MmsEnabled": False, "EmailEnabled": True, "VoiceEnabled": True}
+    ]
+    [attribute] = first["Attributes"]
+    assert (set(attribute), attribute["Name"]) == ({"Id", "Name", "Value"}, "FirstName")
+    assert (first["CreatedBy"], first["ModifiedBy"]) == ("", "")
+    assert len({c["PhoneNumber"] for c in listed}) == 25
+
+
+@pytest.mark.parametrize(
+    ("params", "expected"),
+    [
+        ({"$top": 5}, list(range(6001, 6006))),
+        ({"$skip": 22}, [6023, 6024, 6025]),
+        ({"$top": 3, "$skip": 10}, [6011, 6012, 6013]),
+        ({"$top": 100, "$skip": 24}, [6025]),
+    ],
+)
+def test_top_and_skip(emu, params, expected):
+    assert ids(emu.api("GET", contacts(emu), params=params)) == expected
+
+
+@pytest.mark.parametrize("params", [{"$skip": 25}, {"$top": 0}, {"$skip": 1000, "$top": 1}])
+def test_empty_page_is_204(emu, params):
+    response = emu.api("GET", contacts(emu), params=params)
+    assert (response.status_code, response.content) == (204, b"")
+
+
+@pytest.mark.parametrize(
+    ("params", "props"),
+    [
+        ({"$top": -1}, ["$top"]),
+        ({"$top": "ten"}, ["$top"]),
+        ({"$skip": "1.5"}, ["$skip"]),
+        ({"$skip": ""}, ["$skip"]),
+        ({"$top": "x", "$skip": "-3"}, ["$top", "$skip"]),
+    ],
+)
+def test_bad_paging_is_400(emu, params, props):
+    response = emu.api("GET", contacts(emu), params=params)
+    assert response.status_code == 400
+    assert [(e["ErrorCodeId"], e["PropertyName"]) for e in response.json()] == [
+        (PROPERTY_INVALID_VALUE, p) for p in props
+    ]
+
+
+def test_unknown_account_is_404_before_bad_paging(emu):
+    response = emu.api("GET", "/account/999/contact", params={"$top": "x"})
+    assert emu.error(response, 404)[2] == "Account"
+
+
+def test_a_million_generated_contacts(emu):
+    started = time.monotonic()
+    added = emu.ok("POST", "/contacts", json={"count": 1_000_000})
+    assert time.monotonic() - started < 2
+    assert added == {
+        "account_id": emu.account,
+        "first_id": 6026,
+        "last_id": 1_006_025,
+        "count": 1_000_000,
+        "total": 1_000_025,
+    }
+    page = emu.api("GET", contacts(emu), params={"$skip": 999_990, "$top": 100}).json()
+    assert [c["Id"] for c in page] == list(range(1_005_991, 1_006_026))
+    assert page[-1]["PhoneNumber"] == "+15551100024"
+    assert ids(emu.api("GET", contacts(emu), params={"$skip": 20, "$top": 10})) == list(range(6021, 6031))
+
+
+def test_generated_contacts_for_another_account(emu):
+    other = emu.ok("POST", "/accounts", json={"name": "Other"})
+    added = emu.ok("POST", "/contacts", json={"count": 3, "account_id": other["account_id"]})
+    assert (added["first_id"], added["total"]) == (6026, 3)
+    theirs = requests.get(
+        f"{emu.server.base_url}/account/{other['account_id']}/contact",
+        auth=(other["api_key"], other["api_secret"]),
+        timeout=10,
+    ).json()
+    assert [(c["Id"], c["PhoneNumber"]) for c in theirs] == [
+        (6026, "+15550100000"),
+        (6027, "+15550100001"),
+        (6028, "+15550100002"),
+    ]
+    assert len(emu.api("GET", contacts(emu)).json()) == 25
+
+
+def test_control_input_is_checked_and_reset_drops_generated_contacts(emu):
+    for bad in ({"count": 0}, {"count": 1_000_001}, {}):
+        assert emu.control("POST", "/contacts", json=bad).status_code == 422
+    assert emu.control("POST", "/contacts", json={"count": 1, "account_id": 424242}).status_code == 404
+    emu.ok("POST", "/contacts", json={"count": 10})
+    emu.ok("POST", "/reset")
+    assert len(emu.api("GET", contacts(emu)).json()) == 25
+
+
+@pytest.mark.parametrize(("params", "first", "count"), [({"$top": 10_000}, 6001, 10_000), ({"$skip": 5}, 6006, 20_020)])
+def test_long_pages_are_streamed_as_one_json_array(emu, params, first, count):
+    emu.ok("POST", "/contacts", json={"count": 20_000})
+    response = emu.api("GET", contacts(emu), params=params)
+    assert (response.status_code, response.headers["Content-Type"]) == (200, "application/json")
+    listed = response.json()
+    assert [c["Id"] for c in listed] == list(range(first, first + count))
+    assert set(listed[-1]) == FIELDS

@@ -1,0 +1,85 @@
+"""Filter groups of the seeded contact list: flat list, one group, and PUT of the group's own Operator."""
+
+from __future__ import annotations
+
+import pytest
+
+PROPERTY_REQUIRED = 0x02000000
+PROPERTY_INVALID_VALUE = 0x06000000
+GROUP_FIELDS = {"Id", "AccountId", "ContactListId", "ParentId", "Operator", "Filters", "Groups"}
+FILTER_FIELDS = {"Id", "AccountId", "GroupId", "FilterTypeId", "OperandId", "Operation", "Value"}
+
+
+def groups(emu, list_id: int = 4001) -> str:
+    return emu.at(f"/contactlist/{list_id}/group")
+
+
+def test_flat_list_of_every_group(emu):
+    response = emu.api("GET", groups(emu))
+    assert response.status_code == 200
+    root, sub = response.json()
+    assert set(root) == GROUP_FIELDS and set(sub) == GROUP_FIELDS
+    assert (root["Id"], root["ParentId"], root["Operator"], root["ContactListId"]) == (4101, None, "AND", 4001)
+    [root_filter] = root["Filters"]
+    assert set(root_filter) == FILTER_FIELDS
+    assert root_filter == {
+        "Id": 4201,
+        "AccountId": emu.account,
+        "GroupId": 4101,
+        "FilterTypeId": 2,
+        "OperandId": 1,
+        "Operation": "=",
+        "Value": "1",
+    }
+    assert root["Groups"] == [sub]
+    assert (sub["Id"], sub["ParentId"], sub["Operator"], sub["Groups"]) == (4102, 4101, "OR", [])
+    assert [f["GroupId"] for f in sub["Filters"]] == [4102, 4102]
+
+
+def test_get_one_group(emu):
+    sub = emu.api("GET", f"{groups(emu)}/4102").json()
+    assert (sub["Id"], sub["Operator"], len(sub["Filters"])) == (4102, "OR", 2)
+
+
+def test_put_changes_the_operator(emu):
+    response = emu.api("PUT", f"{groups(emu)}/4102", json={"operator": "AND", "Id": 1, "ParentId": None})
+    assert response.status_code == 200
+    assert (response.json()["Id"], response.json()["Operator"], response.json()["ParentId"]) == (4102, "AND", 4101)
+    root = emu.api("GET", f"{groups(emu)}/4101").json()
+    assert root["Groups"][0]["Operator"] == "AND"
+    assert emu.api("PUT", f"{groups(emu)}/4101", json={}).json() == root
+
+
+@pytest.mark.parametrize(
+    ("body", "code", "prop"),
+    [
+        ({"Operator": "XOR"}, PROPERTY_INVALID_VALUE, "Operator"),
+        ({"Operator": ""}, PROPERTY_REQUIRED, "Operator"),
+        ({"Operator": None}, PROPERTY_REQUIRED, "Operator"),
+        ({"Operator": 1}, PROPERTY_INVALID_VALUE, "Operator"),
+        ({"Operator": "OR", "Groups": []}, PROPERTY_INVALID_VALUE, "Groups"),
+        ({"filters": None}, PROPERTY_INVALID_VALUE, "Filters"),
+        ({"FILTERS": [{"FilterTypeId": 2}]}, PROPERTY_INVALID_VALUE, "Filters"),
+    ],
+)
+def test_put_validation(emu, body, code, prop):
+    assert emu.error(emu.api("PUT", f"{groups(emu)}/4101", json=body)) == (code, prop, "FilterGroup")
+    assert emu.api("GET", f"{groups(emu)}/4101").json()["Operator"] == "AND"
+
+
+def test_subgroups_and_filters_are_refused_with_a_pointer_to_the_contact_list(emu):
+    response = emu.api("PUT", f"{groups(emu)}/4101", json={"Operator": "OR", "Groups": [], "Filters": []})
+    assert response.status_code == 400
+    errors = response.json()
+    assert [e["PropertyName"] for e in errors] == ["Groups", "Filters"]
+    assert all("contact list endpoint" in e["ErrorMessage"] for e in errors)
+
+
+def test_unknown_list_or_group_is_404(emu):
+    assert emu.error(emu.api("GET", groups(emu, 999)), 404)[2] == "ContactList"
+    assert emu.error(emu.api("GET", f"{groups(emu, 999)}/4101"), 404)[2] == "ContactList"
+    assert emu.error(emu.api("GET", f"{groups(emu)}/999"), 404)[2] == "FilterGroup"
+    assert emu.error(emu.api("PUT", f"{groups(emu)}/999", json={"Operator": "OR"}), 404)[2] == "FilterGroup"
+    assert emu.error(emu.api("GET", f"{groups(emu)}/x"), 404)[2] == "FilterGroup"
+    other = emu.ok("POST", "/accounts", json={"name": "Other"})
+    assert emu.error(emu.api("GET", f"/account/{other['account_id']}/contactlist/4001/group"), 404)[2] == "Account"
