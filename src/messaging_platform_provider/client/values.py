@@ -111,3 +111,41 @@ def platform_datetime(value: Any, field: str, platform_timezone: str | None = "U
 
 def format_datetime(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def positive_int(field: str, value: Any) -> int:
+    if isinstance(value, bool) or not str(value).strip().isdigit() or int(value) < 1:
+        raise MessagingPlatformValidationError(field, f"must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def int_list(field: str, value: Any) -> list[int]:
+    items = [value] if isinstance(value, (int, str)) else list(value)
+    return [positive_int(field, item) for item in items]
+
+
+def string_list(field: str, value: Any, *, max_length: int | None = None) -> list[str]:
+    """A list of non-empty strings from a string or any iterable of strings (order kept, duplicates dropped)."""
+    items = [value] if isinstance(value, str) else list(value)
+    result: list[str] = []
+    for item in items:
+        text = str(item).strip() if item is not None else ""
+        if not text:
+            raise MessagingPlatformValidationError(field, "must not hold empty values")
+        if max_length is not None and len(text) > max_length:
+            raise MessagingPlatformValidationError(field, f"{text[:20]!r}… is longer than {max_length} characters")
+        if text not in result:
+            result.append(text)
+    return result
+
+
+def http_url(field: str, value: Any, suffixes: tuple[str, ...] = ()) -> str:
+    from urllib.parse import urlsplit
+
+    text = str(value or "").strip()
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise MessagingPlatformValidationError(field, f"{text!r} is not an absolute http(s) URL", ["http", "https"])
+    if suffixes and not parts.path.lower().endswith(suffixes):
+        raise MessagingPlatformValidationError(field, f"{text!r} must point at a file ending in", suffixes)
+    return text

@@ -12,6 +12,7 @@ from airflow.sdk.log import mask_secret
 from messaging_platform_provider.client.api import ApiMethods
 from messaging_platform_provider.client.client import DEFAULT_TIMEOUT, MessagingPlatformClient
 from messaging_platform_provider.client.errors import MessagingPlatformApiError, MessagingPlatformValidationError
+from messaging_platform_provider.client.operations import OPERATIONS
 from messaging_platform_provider.client.retry import RetryPolicy
 from messaging_platform_provider.hooks.connection import CONN_TYPE, settings_from_connection
 
@@ -83,7 +84,11 @@ class MessagingPlatformHook(BaseHook, ApiMethods):
         query: Mapping[str, Any] | None = None,
         **path_params: Any,
     ) -> Any:
-        return self.client.call(operation, account_id=account_id, body=body, query=query, **path_params)
+        result = self.client.call(operation, account_id=account_id, body=body, query=query, **path_params)
+        for name in OPERATIONS[operation].secret_fields:
+            if isinstance(result, dict) and result.get(name):
+                mask_secret(result[name])  # masked the moment it is read, before anything can log it
+        return result
 
     def _timezone(self) -> str:
         return self.client.platform_timezone

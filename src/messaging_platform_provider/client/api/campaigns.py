@@ -1,22 +1,20 @@
-"""
-Typed methods for each declared operation, shared by ``MessagingPlatformClient`` and the Airflow hook.
-
-Each method builds its body with the checks of ``values``/``schedules`` and hands it to ``call``, which the
-class that mixes this in provides. ``account_id=None`` means the default account of the client or connection.
-"""
+"""Campaigns and their coupon definition (spec 2.3, 2.4, 4.4)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from messaging_platform_provider.client.errors import MessagingPlatformApiError, MessagingPlatformValidationError
-from messaging_platform_provider.client.schedules import schedule_body
-from messaging_platform_provider.client.values import enum_value
+from messaging_platform_provider.client.api.base import ApiBase, fields_to_body
+from messaging_platform_provider.client.errors import MessagingPlatformValidationError
+from messaging_platform_provider.client.once import CreateOnce
+from messaging_platform_provider.client.values import enum_value, format_datetime, platform_datetime
 
 CAMPAIGN_TYPES = {"Gateway": 0, "Basic": 1, "Dialog": 2, "Question": 3, "Coupon": 4, "Sweepstakes": 5, "Chat": 6}
+COUPON_TYPES = {"Static": 0, "Dynamic": 1, "External": 2}
+VALID_DATE_TYPES = {"None": 0, "Static": 1, "Rolling": 2}
 
-_CAMPAIGN_FIELDS = {
+CAMPAIGN_FIELDS = {
     "name": "Name",
     "campaign_type": "CampaignTypeId",
     "subscription_id": "SubscriptionId",
@@ -28,10 +26,25 @@ _CAMPAIGN_FIELDS = {
     "links": "Links",
     "is_default": "IsDefault",
 }
+COUPON_FIELDS = {
+    "coupon_type": "CouponTypeId",
+    "static_code": "StaticCode",
+    "prefix": "Prefix",
+    "external_id1": "ExternalId1",
+    "external_id2": "ExternalId2",
+    "valid_from": "ValidFrom",
+    "valid_to": "ValidTo",
+    "max_uses": "MaxUses",
+    "valid_date_type": "ValidDateTypeId",
+    "valid_rolling_days": "ValidRollingDays",
+    "valid_rolling_offset": "ValidRollingOffSet",
+    "external_list_id": "ExternalListId",
+    "external_coupon_list": "ExternalCouponList",
+}
 
 
 def campaign_body(fields: Mapping[str, Any], extra: Mapping[str, Any] | None) -> dict[str, Any]:
-    body = {_CAMPAIGN_FIELDS[k]: v for k, v in fields.items() if v is not None}
+    body = fields_to_body(fields, CAMPAIGN_FIELDS, None)
     if "CampaignTypeId" in body:
         body["CampaignTypeId"] = enum_value("CampaignTypeId", body["CampaignTypeId"], CAMPAIGN_TYPES)
     if "Name" in body and not str(body["Name"]).strip():
@@ -42,42 +55,39 @@ def campaign_body(fields: Mapping[str, Any], extra: Mapping[str, Any] | None) ->
     return body
 
 
-class ApiMethods:
-    """One typed method per declared operation."""
+def coupon_body(fields: Mapping[str, Any], extra: Mapping[str, Any] | None, platform_timezone: str) -> dict[str, Any]:
+    """The coupon definition (spec 2.4), checked: StaticCode for Static, a list for External, days for Rolling."""
+    body = fields_to_body(fields, COUPON_FIELDS, None)
+    kind = enum_value("CouponTypeId", body.get("CouponTypeId"), COUPON_TYPES)
+    body["CouponTypeId"] = kind
+    if kind == COUPON_TYPES["Static"] and not body.get("StaticCode"):
+        raise MessagingPlatformValidationError("StaticCode", "is required for a Static coupon")
+    if kind == COUPON_TYPES["External"] and body.get("ExternalListId") is None and not body.get("ExternalCouponList"):
+        raise MessagingPlatformValidationError(
+            "ExternalListId", "an External coupon needs ExternalListId or ExternalCouponList"
+        )
+    if "ValidDateTypeId" in body:
+        body["ValidDateTypeId"] = enum_value("ValidDateTypeId", body["ValidDateTypeId"], VALID_DATE_TYPES)
+        if body["ValidDateTypeId"] == VALID_DATE_TYPES["Rolling"] and not body.get("ValidRollingDays"):
+            raise MessagingPlatformValidationError("ValidRollingDays", "is required when ValidDateTypeId is Rolling")
+    for name in ("MaxUses", "ValidRollingDays"):
+        value = body.get(name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+            raise MessagingPlatformValidationError(name, f"must be a whole number of at least 0, got {value!r}")
+    moments = {n: platform_datetime(body[n], n, platform_timezone) for n in ("ValidFrom", "ValidTo") if n in body}
+    if len(moments) == 2 and moments["ValidTo"] < moments["ValidFrom"]:
+        raise MessagingPlatformValidationError("ValidTo", "is before ValidFrom")
+    body.update({n: format_datetime(m) for n, m in moments.items()})
+    body.update(extra or {})
+    return body
 
-    def call(
-        self,
-        operation: str,
-        *,
-        account_id: int | None = None,
-        body: Any = None,
-        query: Mapping[str, Any] | None = None,
-        **path_params: Any,
-    ) -> Any:
-        raise NotImplementedError
 
-    def _timezone(self) -> str:
-        return "UTC"
+class CampaignApi(ApiBase):
+    def list_campaigns(self, only_mine: bool | None = None, *, account_id: int | None = None) -> list[dict[str, Any]]:
+        return self._many("list_campaigns", account_id=account_id, query={"onlyMine": only_mine})
 
-    def _delete(self, operation: str, missing_ok: bool, **kwargs: Any) -> bool:
-        """Delete; ``True`` if it was there. With ``missing_ok`` a resource already gone counts as success."""
-        try:
-            self.call(operation, **kwargs)
-        except MessagingPlatformApiError as exc:
-            if missing_ok and exc.is_not_found:
-                return False
-            raise
-        return True
-
-    # Campaigns -------------------------------------------------------------------------------------------
-
-    def list_campaigns(self, only_mine: bool | None = None, *, account_id: int | None = None) -> list[Any]:
-        result: list[Any] = self.call("list_campaigns", account_id=account_id, query={"onlyMine": only_mine})
-        return result
-
-    def get_campaign(self, campaign_id: int, *, account_id: int | None = None) -> dict[str, Any]:
-        result: dict[str, Any] = self.call("get_campaign", account_id=account_id, campaign_id=campaign_id)
-        return result
+    def get_campaign(self, campaign_id: int | str, *, account_id: int | None = None) -> dict[str, Any]:
+        return self._one("get_campaign", account_id=account_id, campaign_id=campaign_id)
 
     def create_campaign(
         self,
@@ -93,19 +103,16 @@ class ApiMethods:
         links: list[Any] | None = None,
         is_default: bool | None = None,
         extra: Mapping[str, Any] | None = None,
+        once: CreateOnce | None = None,
         account_id: int | None = None,
     ) -> dict[str, Any]:
         """Create a campaign. ``campaign_type``: a name of ``CAMPAIGN_TYPES`` or its number."""
-        fields = dict(locals())
-        for key in ("self", "extra", "account_id"):
-            fields.pop(key)
-        body = campaign_body(fields, extra)
-        result: dict[str, Any] = self.call("create_campaign", account_id=account_id, body=body)
-        return result
+        body = campaign_body(locals(), extra)
+        return self._create("create_campaign", body, once, account_id)
 
     def update_campaign(
         self,
-        campaign_id: int,
+        campaign_id: int | str,
         *,
         name: str | None = None,
         campaign_type: int | str | None = None,
@@ -121,90 +128,42 @@ class ApiMethods:
         account_id: int | None = None,
     ) -> dict[str, Any]:
         """Change the given fields of a campaign; fields left ``None`` are not sent."""
-        fields = dict(locals())
-        for key in ("self", "extra", "account_id", "campaign_id"):
-            fields.pop(key)
-        body = campaign_body(fields, extra)
+        body = campaign_body(locals(), extra)
         if not body:
             raise MessagingPlatformValidationError("body", "update_campaign needs at least one field to change")
-        result: dict[str, Any] = self.call("update_campaign", account_id=account_id, campaign_id=campaign_id, body=body)
-        return result
+        return self._one("update_campaign", account_id=account_id, campaign_id=campaign_id, body=body)
 
-    def delete_campaign(self, campaign_id: int, *, missing_ok: bool = True, account_id: int | None = None) -> bool:
+    def delete_campaign(
+        self, campaign_id: int | str, *, missing_ok: bool = True, account_id: int | None = None
+    ) -> bool:
         return self._delete("delete_campaign", missing_ok, account_id=account_id, campaign_id=campaign_id)
 
-    # Action schedules ------------------------------------------------------------------------------------
-
-    def list_schedules(self, action_id: int, *, account_id: int | None = None) -> list[Any]:
-        result: list[Any] = self.call("list_schedules", account_id=account_id, action_id=action_id)
-        return result
-
-    def get_schedule(self, action_id: int, schedule_id: int | str, *, account_id: int | None = None) -> dict[str, Any]:
-        result: dict[str, Any] = self.call(
-            "get_schedule", account_id=account_id, action_id=action_id, schedule_id=schedule_id
-        )
-        return result
-
-    def create_schedule(
+    def update_campaign_coupon(
         self,
-        action_id: int,
-        schedule_type: int | str,
-        run_at: Any,
-        start_from: Any,
+        campaign_id: int | str,
+        coupon_type: int | str,
         *,
-        end_after: Any = None,
-        week_day: Any = None,
-        month_day: Any = None,
+        static_code: str | None = None,
+        prefix: str | None = None,
+        external_id1: str | None = None,
+        external_id2: str | None = None,
+        valid_from: Any = None,
+        valid_to: Any = None,
+        max_uses: int | None = None,
+        valid_date_type: int | str | None = None,
+        valid_rolling_days: int | None = None,
+        valid_rolling_offset: int | None = None,
+        external_list_id: int | None = None,
+        external_coupon_list: Mapping[str, Any] | None = None,
         extra: Mapping[str, Any] | None = None,
         account_id: int | None = None,
-    ) -> dict[str, Any]:
-        """Create a schedule on an action; see ``schedule_body`` for the accepted values."""
-        body = schedule_body(
-            schedule_type,
-            run_at,
-            start_from,
-            end_after=end_after,
-            week_day=week_day,
-            month_day=month_day,
-            platform_timezone=self._timezone(),
-            extra=extra,
-        )
-        result: dict[str, Any] = self.call("create_schedule", account_id=account_id, action_id=action_id, body=body)
-        return result
-
-    def update_schedule(
-        self,
-        action_id: int,
-        schedule_id: int | str,
-        schedule_type: int | str,
-        run_at: Any,
-        start_from: Any,
-        *,
-        end_after: Any = None,
-        week_day: Any = None,
-        month_day: Any = None,
-        extra: Mapping[str, Any] | None = None,
-        account_id: int | None = None,
-    ) -> dict[str, Any]:
-        """Replace a schedule's definition (the PUT carries the whole schedule request)."""
-        body = schedule_body(
-            schedule_type,
-            run_at,
-            start_from,
-            end_after=end_after,
-            week_day=week_day,
-            month_day=month_day,
-            platform_timezone=self._timezone(),
-            extra=extra,
-        )
-        result: dict[str, Any] = self.call(
-            "update_schedule", account_id=account_id, action_id=action_id, schedule_id=schedule_id, body=body
+    ) -> dict[str, Any] | None:
+        """
+        Set the coupon definition of a coupon campaign. ``coupon_type``: Static, Dynamic, External (or 0, 1, 2);
+        ``valid_date_type``: None, Static, Rolling (or 0, 1, 2).
+        """
+        body = coupon_body(locals(), extra, self._timezone())
+        result: dict[str, Any] | None = self.call(
+            "update_campaign_coupon", account_id=account_id, campaign_id=campaign_id, body=body
         )
         return result
-
-    def delete_schedule(
-        self, action_id: int, schedule_id: int | str, *, missing_ok: bool = True, account_id: int | None = None
-    ) -> bool:
-        return self._delete(
-            "delete_schedule", missing_ok, account_id=account_id, action_id=action_id, schedule_id=schedule_id
-        )

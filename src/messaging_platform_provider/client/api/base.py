@@ -1,0 +1,63 @@
+"""What every resource mixin relies on: ``call`` (provided by the client or the hook) and shared helpers."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from messaging_platform_provider.client.errors import MessagingPlatformApiError
+from messaging_platform_provider.client.once import CreateOnce, create_once
+
+
+class ApiBase:
+    def call(
+        self,
+        operation: str,
+        *,
+        account_id: int | None = None,
+        body: Any = None,
+        query: Mapping[str, Any] | None = None,
+        **path_params: Any,
+    ) -> Any:
+        """Run one declared operation (see ``operations.OPERATIONS``) and return its decoded answer."""
+        raise NotImplementedError
+
+    def _timezone(self) -> str:
+        return "UTC"
+
+    def _one(self, operation: str, **kwargs: Any) -> dict[str, Any]:
+        result: dict[str, Any] = self.call(operation, **kwargs)
+        return result
+
+    def _many(self, operation: str, **kwargs: Any) -> list[dict[str, Any]]:
+        result: list[dict[str, Any]] = self.call(operation, **kwargs)
+        return result
+
+    def _create(
+        self,
+        operation: str,
+        body: Mapping[str, Any],
+        once: CreateOnce | None,
+        account_id: int | None,
+        **path_params: Any,
+    ) -> dict[str, Any]:
+        return create_once(self.call, operation, body, once, account_id=account_id, path_params=path_params)
+
+    def _delete(self, operation: str, missing_ok: bool, **kwargs: Any) -> bool:
+        """Delete; ``True`` if it was there. With ``missing_ok`` a resource already gone counts as success."""
+        try:
+            self.call(operation, **kwargs)
+        except MessagingPlatformApiError as exc:
+            if missing_ok and exc.is_not_found:
+                return False
+            raise
+        return True
+
+
+def fields_to_body(
+    fields: Mapping[str, Any], names: Mapping[str, str], extra: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """Map snake_case parameters to the platform's PascalCase fields, leaving out ``None``; ``extra`` on top."""
+    body = {names[k]: v for k, v in fields.items() if v is not None and k in names}
+    body.update(extra or {})
+    return body

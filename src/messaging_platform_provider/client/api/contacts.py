@@ -1,0 +1,79 @@
+"""Contacts (spec 4.7) and contact filter groups (spec 4.6)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from messaging_platform_provider.client.api.base import ApiBase
+from messaging_platform_provider.client.errors import MessagingPlatformValidationError
+
+FILTER_GROUP_OPERATORS = ("AND", "OR")
+_FROZEN_GROUP_FIELDS = ("Groups", "Filters")
+
+
+def filter_group_body(operator: str | None, extra: Mapping[str, Any] | None) -> dict[str, Any]:
+    body: dict[str, Any] = dict(extra or {})
+    for key in body:
+        if key.lower() in (f.lower() for f in _FROZEN_GROUP_FIELDS):
+            raise MessagingPlatformValidationError(
+                key,
+                "subgroups and filters cannot be changed through the filter group endpoint; change them through "
+                "the contact list endpoint (account/{accountId}/contactList/{contactListId})",
+            )
+    if operator is not None:
+        if str(operator).upper() not in FILTER_GROUP_OPERATORS:
+            raise MessagingPlatformValidationError("Operator", f"{operator!r} is not valid", FILTER_GROUP_OPERATORS)
+        body["Operator"] = str(operator).upper()
+    if not body:
+        raise MessagingPlatformValidationError("body", "update_filter_group needs a field to change")
+    return body
+
+
+class ContactApi(ApiBase):
+    def list_contacts(
+        self, *, top: int | None = None, skip: int | None = None, account_id: int | None = None
+    ) -> list[dict[str, Any]]:
+        """Contacts of the account; ``top``/``skip`` page through them (the platform's OData options)."""
+        for name, value in (("top", top), ("skip", skip)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+                raise MessagingPlatformValidationError(name, f"must be a whole number of at least 0, got {value!r}")
+        return self._many("list_contacts", account_id=account_id, query={"$top": top, "$skip": skip})
+
+    def iter_contacts(self, *, page_size: int = 1000, account_id: int | None = None) -> Iterator[dict[str, Any]]:
+        """Every contact, one page in memory at a time."""
+        if page_size < 1:
+            raise MessagingPlatformValidationError("page_size", f"must be at least 1, got {page_size!r}")
+        skip = 0
+        while True:
+            page = self.list_contacts(top=page_size, skip=skip, account_id=account_id)
+            yield from page
+            if len(page) < page_size:
+                return
+            skip += len(page)
+
+    def list_filter_groups(self, contact_list_id: int | str, *, account_id: int | None = None) -> list[dict[str, Any]]:
+        return self._many("list_filter_groups", account_id=account_id, contact_list_id=contact_list_id)
+
+    def get_filter_group(
+        self, contact_list_id: int | str, group_id: int | str, *, account_id: int | None = None
+    ) -> dict[str, Any]:
+        return self._one("get_filter_group", account_id=account_id, contact_list_id=contact_list_id, group_id=group_id)
+
+    def update_filter_group(
+        self,
+        contact_list_id: int | str,
+        group_id: int | str,
+        *,
+        operator: str | None = None,
+        extra: Mapping[str, Any] | None = None,
+        account_id: int | None = None,
+    ) -> dict[str, Any]:
+        """Change a filter group's own fields (``operator`` AND/OR); subgroups and filters are refused."""
+        return self._one(
+            "update_filter_group",
+            account_id=account_id,
+            contact_list_id=contact_list_id,
+            group_id=group_id,
+            body=filter_group_body(operator, extra),
+        )

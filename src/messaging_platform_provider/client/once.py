@@ -1,0 +1,133 @@
+"""
+Creates that never duplicate when Airflow retries a task.
+
+A create is sent with a ``CreateOnce``: a run-scoped token (same for every try of one task instance) and,
+on Airflow 3.3+, the task's state store. Before sending, the create looks for what an earlier try made:
+
+1. the id an earlier try stored in the task state store after it succeeded (re-read; still there → done);
+2. otherwise a resource carrying the run-scoped marker in the operation's ``marker_field``, or, for
+   resources without a free-text field, one whose ``match_fields`` equal the request's (for voice calls only
+   among resources newer than the watermark an earlier try stored before sending).
+
+Only when nothing is found is the POST sent. Per operation, the ``Dedupe`` declaration in ``operations.py``
+says which rule applies.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from messaging_platform_provider.client.errors import MessagingPlatformApiError
+from messaging_platform_provider.client.operations import OPERATIONS, Dedupe
+
+MARKER_PREFIX = "af:"
+
+
+class StateStore(Protocol):
+    """The part of Airflow's ``task_state_store`` this module uses."""
+
+    def get(self, key: str, default: Any = None) -> Any: ...
+
+    def set(self, key: str, value: Any) -> None: ...
+
+
+@dataclass(frozen=True)
+class CreateOnce:
+    """A run-scoped token and, where Airflow has one, the task state store that survives retries."""
+
+    token: str
+    store: StateStore | None = None
+
+    @classmethod
+    def for_task(cls, dag_id: str, task_id: str, run_id: str, map_index: int = -1, store: Any = None) -> CreateOnce:
+        digest = hashlib.sha256(f"{dag_id}\x1f{task_id}\x1f{run_id}\x1f{map_index}".encode()).hexdigest()
+        return cls(token=digest[:16], store=store)
+
+    @property
+    def marker(self) -> str:
+        return f"[{MARKER_PREFIX}{self.token}]"
+
+
+def with_marker(body: Mapping[str, Any], field: str, once: CreateOnce) -> dict[str, Any]:
+    """The body with the run marker appended to ``field`` (kept as is if the value already carries it)."""
+    marked = dict(body)
+    value = str(marked.get(field) or "")
+    if once.marker not in value:
+        marked[field] = f"{value} {once.marker}".strip()
+    return marked
+
+
+#: Day lists the platform may reformat (spacing, case) and answers with the one-character placeholder "*"
+#: when they do not apply (spec 2.1).
+_DAY_FIELDS = ("WeekDay", "MonthDay")
+_EMPTY: tuple[Any, ...] = (None, [], "")
+
+
+def _normal(field: str, value: Any) -> Any:
+    if field in _DAY_FIELDS and isinstance(value, str):
+        value = value.replace(" ", "").upper()
+        return None if value in ("", "*") else value
+    return None if value in _EMPTY else value
+
+
+def matches(item: Mapping[str, Any], body: Mapping[str, Any], dedupe: Dedupe, once: CreateOnce) -> bool:
+    """Marker in the marker field, or every match field equal (exactly, but for day lists' formatting)."""
+    if dedupe.marker_field:
+        return once.marker in str(item.get(dedupe.marker_field) or "")
+    return all(_normal(f, item.get(f)) == _normal(f, body.get(f)) for f in dedupe.match_fields)
+
+
+def _max_id(items: list[Any]) -> int:
+    return max((int(i["Id"]) for i in items if isinstance(i, Mapping) and str(i.get("Id", "")).isdigit()), default=0)
+
+
+def create_once(
+    call: Callable[..., Any],
+    operation: str,
+    body: Mapping[str, Any],
+    once: CreateOnce | None,
+    *,
+    account_id: int | None,
+    path_params: Mapping[str, Any],
+) -> dict[str, Any]:
+    """Send the create ``operation`` unless an earlier try of the same task already made the resource."""
+    op = OPERATIONS[operation]
+    dedupe = op.dedupe
+    if once is None or dedupe is None:
+        created: dict[str, Any] = call(operation, account_id=account_id, body=dict(body), **path_params)
+        return created
+    if dedupe.marker_field:
+        body = with_marker(body, dedupe.marker_field, once)
+    key = f"messaging_platform:{operation}:{once.token}"
+    state = (once.store.get(key) if once.store else None) or {}
+
+    def read(resource_id: Any) -> dict[str, Any] | None:
+        try:
+            found: dict[str, Any] = call(
+                dedupe.get, account_id=account_id, **path_params, **{dedupe.id_param: resource_id}
+            )
+            return found
+        except MessagingPlatformApiError as exc:
+            if exc.is_not_found:
+                return None
+            raise
+
+    if state.get("id") is not None and (found := read(state["id"])) is not None:
+        return found
+    watermark = state.get("watermark")
+    can_search = not dedupe.after_watermark or watermark is not None
+    items: list[Any] = call(dedupe.lookup, account_id=account_id, **path_params)
+    if can_search:
+        for item in items:
+            newer = watermark is None or int(item.get("Id", 0)) > int(watermark)
+            if newer and matches(item, body, dedupe, once):
+                return read(item["Id"]) or dict(item)
+    if once.store is not None and watermark is None:
+        once.store.set(key, {"watermark": _max_id(items)})
+    result: dict[str, Any] = call(operation, account_id=account_id, body=dict(body), **path_params)
+    if once.store is not None and result and result.get("Id") is not None:
+        once.store.set(key, {"id": result["Id"], "watermark": watermark if watermark is not None else _max_id(items)})
+    return result

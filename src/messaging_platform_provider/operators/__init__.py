@@ -1,0 +1,88 @@
+"""Every Messaging Platform operator, importable from one place (``docs/operators.md`` lists them)."""
+
+from messaging_platform_provider.operators.api_keys import (
+    MessagingPlatformChangeApiKeySecretOperator,
+    MessagingPlatformCreateApiKeyOperator,
+    MessagingPlatformGetApiKeyOperator,
+    MessagingPlatformListApiKeysOperator,
+    MessagingPlatformRevokeApiKeyOperator,
+)
+from messaging_platform_provider.operators.base import MessagingPlatformBaseOperator, MessagingPlatformCreateOperator
+from messaging_platform_provider.operators.callbacks import (
+    MessagingPlatformAttachKeywordCampaignOperator,
+    MessagingPlatformCreateCallbackOperator,
+    MessagingPlatformGetCallbackOperator,
+    MessagingPlatformListCallbacksOperator,
+)
+from messaging_platform_provider.operators.campaigns import (
+    MessagingPlatformCreateCampaignOperator,
+    MessagingPlatformDeleteCampaignOperator,
+    MessagingPlatformGetCampaignOperator,
+    MessagingPlatformListCampaignsOperator,
+    MessagingPlatformUpdateCampaignCouponOperator,
+    MessagingPlatformUpdateCampaignOperator,
+)
+from messaging_platform_provider.operators.contacts import (
+    MessagingPlatformGetFilterGroupOperator,
+    MessagingPlatformListContactsOperator,
+    MessagingPlatformListFilterGroupsOperator,
+    MessagingPlatformUpdateFilterGroupOperator,
+)
+from messaging_platform_provider.operators.coupon_lists import (
+    MessagingPlatformCreateExternalCouponListOperator,
+    MessagingPlatformDeleteExternalCouponListOperator,
+    MessagingPlatformGetExternalCouponListOperator,
+    MessagingPlatformListExternalCouponListsOperator,
+    MessagingPlatformUpdateExternalCouponListOperator,
+)
+from messaging_platform_provider.operators.schedules import (
+    MessagingPlatformCreateScheduleOperator,
+    MessagingPlatformDeleteScheduleOperator,
+    MessagingPlatformGetScheduleOperator,
+    MessagingPlatformListSchedulesOperator,
+    MessagingPlatformUpdateScheduleOperator,
+)
+from messaging_platform_provider.operators.voice_calls import (
+    MessagingPlatformCreatePushVoiceCallOperator,
+    MessagingPlatformDeletePushVoiceCallOperator,
+    MessagingPlatformGetPushVoiceCallOperator,
+    MessagingPlatformListPushVoiceCallsOperator,
+)
+
+__all__ = [
+    "MessagingPlatformAttachKeywordCampaignOperator",
+    "MessagingPlatformBaseOperator",
+    "MessagingPlatformChangeApiKeySecretOperator",
+    "MessagingPlatformCreateApiKeyOperator",
+    "MessagingPlatformCreateCallbackOperator",
+    "MessagingPlatformCreateCampaignOperator",
+    "MessagingPlatformCreateExternalCouponListOperator",
+    "MessagingPlatformCreateOperator",
+    "MessagingPlatformCreatePushVoiceCallOperator",
+    "MessagingPlatformCreateScheduleOperator",
+    "MessagingPlatformDeleteCampaignOperator",
+    "MessagingPlatformDeleteExternalCouponListOperator",
+    "MessagingPlatformDeletePushVoiceCallOperator",
+    "MessagingPlatformDeleteScheduleOperator",
+    "MessagingPlatformGetApiKeyOperator",
+    "MessagingPlatformGetCallbackOperator",
+    "MessagingPlatformGetCampaignOperator",
+    "MessagingPlatformGetExternalCouponListOperator",
+    "MessagingPlatformGetFilterGroupOperator",
+    "MessagingPlatformGetPushVoiceCallOperator",
+    "MessagingPlatformGetScheduleOperator",
+    "MessagingPlatformListApiKeysOperator",
+    "MessagingPlatformListCallbacksOperator",
+    "MessagingPlatformListCampaignsOperator",
+    "MessagingPlatformListContactsOperator",
+    "MessagingPlatformListExternalCouponListsOperator",
+    "MessagingPlatformListFilterGroupsOperator",
+    "MessagingPlatformListPushVoiceCallsOperator",
+    "MessagingPlatformListSchedulesOperator",
+    "MessagingPlatformRevokeApiKeyOperator",
+    "MessagingPlatformUpdateCampaignCouponOperator",
+    "MessagingPlatformUpdateCampaignOperator",
+    "MessagingPlatformUpdateExternalCouponListOperator",
+    "MessagingPlatformUpdateFilterGroupOperator",
+    "MessagingPlatformUpdateScheduleOperator",
+]

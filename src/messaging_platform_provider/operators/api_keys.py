@@ -1,0 +1,121 @@
+"""
+Operators for API keys. A secret the platform returns is masked at once and left out of XCom unless the
+operator is given ``include_secret=True`` (then it is in XCom, masked in logs: the DAG author's choice).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from messaging_platform_provider.operators.base import (
+    BASE_TEMPLATE_FIELDS,
+    MessagingPlatformBaseOperator,
+    MessagingPlatformCreateOperator,
+)
+
+if TYPE_CHECKING:
+    from airflow.sdk import Context
+
+    from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+
+
+class MessagingPlatformListApiKeysOperator(MessagingPlatformBaseOperator):
+    """List the account's API keys (the platform sends no secrets here); returns the list."""
+
+    operation = "list_api_keys"
+
+    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        return hook.list_api_keys(account_id=self.account)
+
+
+class MessagingPlatformGetApiKeyOperator(MessagingPlatformBaseOperator):
+    """
+    Get one API key; returns it without ``Secret`` unless ``include_secret=True``. ``key_id`` is templated.
+    """
+
+    operation = "get_api_key"
+    template_fields = (*BASE_TEMPLATE_FIELDS, "key_id")
+
+    def __init__(self, *, key_id: int | str, include_secret: bool = False, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.key_id = key_id
+        self.include_secret = include_secret
+
+    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        return hook.get_api_key(self.key_id, account_id=self.account)
+
+
+class MessagingPlatformCreateApiKeyOperator(MessagingPlatformCreateOperator):
+    """
+    Create an API key; returns it without ``Secret`` unless ``include_secret=True``. Templated.
+
+    :param key_label: the key's ``Label`` (``label`` is taken by Airflow for the task's own label).
+    :param key_type: Common or Temporary (or 2, 3).
+    :param valid_to: Temporary only (required there): when the key expires.
+    :param idempotent: a retry finds the key by a run marker appended to ``Label`` and re-reads its secret.
+    """
+
+    operation = "create_api_key"
+    template_fields = (*BASE_TEMPLATE_FIELDS, "key_label", "key_type", "valid_to", "extra")
+
+    def __init__(
+        self,
+        *,
+        key_label: str,
+        key_type: int | str = "Common",
+        valid_to: Any = None,
+        extra: Mapping[str, Any] | None = None,
+        include_secret: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.key_label = key_label
+        self.key_type = key_type
+        self.valid_to = valid_to
+        self.extra = extra
+        self.include_secret = include_secret
+
+    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        return hook.create_api_key(
+            self.key_label,
+            self.key_type,
+            valid_to=self.valid_to,
+            extra=self.extra,
+            once=self.once(context),
+            account_id=self.account,
+        )
+
+
+class MessagingPlatformChangeApiKeySecretOperator(MessagingPlatformBaseOperator):
+    """
+    Have the platform generate a new secret for a key; the old secret stops working at once. Returns the key
+    without ``Secret`` unless ``include_secret=True``. For rotation that cannot lock anyone out, use the
+    rotation operator instead: this one does not store the new secret anywhere.
+    """
+
+    operation = "change_api_key_secret"
+    template_fields = (*BASE_TEMPLATE_FIELDS, "key_id")
+
+    def __init__(self, *, key_id: int | str, include_secret: bool = False, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.key_id = key_id
+        self.include_secret = include_secret
+
+    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        return hook.change_api_key_secret(self.key_id, account_id=self.account)
+
+
+class MessagingPlatformRevokeApiKeyOperator(MessagingPlatformBaseOperator):
+    """Revoke an API key; returns ``True``, or ``False`` if it was already revoked or unknown."""
+
+    operation = "revoke_api_key"
+    template_fields = (*BASE_TEMPLATE_FIELDS, "key_id")
+
+    def __init__(self, *, key_id: int | str, missing_ok: bool = True, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.key_id = key_id
+        self.missing_ok = missing_ok
+
+    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        return hook.revoke_api_key(self.key_id, missing_ok=self.missing_ok, account_id=self.account)

@@ -1,0 +1,127 @@
+"""
+What every operator shares: the connection, the account, the hook, XCom shaping and run-scoped creates.
+
+Kept light for DAG parsing: the hook (and ``requests``) is imported when a task runs, not when a DAG file loads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from airflow.sdk import BaseOperator
+
+from messaging_platform_provider.client.operations import OPERATIONS
+
+if TYPE_CHECKING:
+    from airflow.sdk import Context
+
+    from messaging_platform_provider.client.once import CreateOnce
+    from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+
+DEFAULT_CONN_ID = "messaging_platform_default"
+BASE_TEMPLATE_FIELDS: tuple[str, ...] = ("account_id",)
+
+
+def without_secrets(value: Any, fields: Sequence[str]) -> Any:
+    """A copy of an answer with the named secret fields removed, at any depth."""
+    if isinstance(value, dict):
+        return {k: without_secrets(v, fields) for k, v in value.items() if k not in fields}
+    if isinstance(value, list):
+        return [without_secrets(v, fields) for v in value]
+    return value
+
+
+def optional_int(field: str, value: Any) -> int | None:
+    """A rendered template value as an int (templates render to strings), naming the field when it is not one."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    text = str(value).strip()
+    if not text.lstrip("-").isdigit():
+        from messaging_platform_provider.client.errors import MessagingPlatformValidationError
+
+        raise MessagingPlatformValidationError(field, f"must be a whole number, got {value!r}")
+    return int(text)
+
+
+class MessagingPlatformBaseOperator(BaseOperator):
+    """
+    Base of every Messaging Platform operator.
+
+    :param messaging_platform_conn_id: Airflow connection of type ``messaging_platform``.
+    :param account_id: account to act on (templated); defaults to the connection's Account ID.
+    """
+
+    operation: ClassVar[str]
+    template_fields: Sequence[str] = BASE_TEMPLATE_FIELDS
+    ui_color = "#e3f2fd"
+
+    def __init__(
+        self,
+        *,
+        messaging_platform_conn_id: str = DEFAULT_CONN_ID,
+        account_id: int | str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.messaging_platform_conn_id = messaging_platform_conn_id
+        self.account_id = account_id
+
+    @cached_property
+    def hook(self) -> MessagingPlatformHook:
+        from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+
+        return MessagingPlatformHook(self.messaging_platform_conn_id)
+
+    @property
+    def account(self) -> int | None:
+        """The rendered ``account_id`` as the hook takes it (a template renders to a string)."""
+        if self.account_id in (None, ""):
+            return None
+        value = str(self.account_id).strip()
+        return int(value) if value.isdigit() else self.account_id  # type: ignore[return-value]
+
+    def execute(self, context: Context) -> Any:
+        result = self.run(self.hook, context)
+        return self.to_xcom(result)
+
+    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        """Call the hook method of ``operation``; the answer goes through ``to_xcom``."""
+        raise NotImplementedError
+
+    def to_xcom(self, result: Any) -> Any:
+        """Never push a secret the platform returned, unless the operator was told to (``include_secret``)."""
+        secret_fields = OPERATIONS[self.operation].secret_fields
+        if secret_fields and not getattr(self, "include_secret", False):
+            return without_secrets(result, secret_fields)
+        return result
+
+
+class MessagingPlatformCreateOperator(MessagingPlatformBaseOperator):
+    """
+    Base of the create operators: a retried task finds what an earlier try created instead of creating again.
+
+    :param idempotent: look for the resource an earlier try of this task instance created (default ``True``);
+        see ``docs/retry-safe-creates.md`` for how each resource is found.
+    """
+
+    def __init__(self, *, idempotent: bool = True, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.idempotent = idempotent
+
+    def once(self, context: Context) -> CreateOnce | None:
+        if not self.idempotent:
+            return None
+        from messaging_platform_provider.client.once import CreateOnce
+
+        ti = context["ti"]
+        return CreateOnce.for_task(
+            ti.dag_id,
+            ti.task_id,
+            ti.run_id,
+            ti.map_index if ti.map_index is not None else -1,
+            store=context.get("task_state_store"),
+        )

@@ -1,0 +1,102 @@
+"""Operators for callback records and keyword attachment."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from messaging_platform_provider.operators.base import (
+    BASE_TEMPLATE_FIELDS,
+    MessagingPlatformBaseOperator,
+    MessagingPlatformCreateOperator,
+)
+
+if TYPE_CHECKING:
+    from airflow.sdk import Context
+
+    from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+
+
+class MessagingPlatformCreateCallbackOperator(MessagingPlatformCreateOperator):
+    """
+    Register a receiver URL for one callback type; returns the record. Templated.
+
+    :param callback_type: Keyword, Dialog, Stop, NewAccount, IncomingMessage (or 1, 3, 6, 8, 11).
+    :param url: absolute http(s) URL of the receiver.
+    :param idempotent: a record of the same type, URL and state is adopted instead of adding a second one
+        (two identical records would deliver every event twice).
+    """
+
+    operation = "create_callback"
+    template_fields = (*BASE_TEMPLATE_FIELDS, "callback_type", "url", "extra")
+
+    def __init__(
+        self,
+        *,
+        callback_type: int | str,
+        url: str,
+        active: bool = True,
+        extra: Mapping[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.callback_type = callback_type
+        self.url = url
+        self.active = active
+        self.extra = extra
+
+    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        return hook.create_callback(
+            self.callback_type,
+            self.url,
+            active=self.active,
+            extra=self.extra,
+            once=self.once(context),
+            account_id=self.account,
+        )
+
+
+class MessagingPlatformListCallbacksOperator(MessagingPlatformBaseOperator):
+    """List the account's callback records; returns the list."""
+
+    operation = "list_callbacks"
+
+    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        return hook.list_callbacks(account_id=self.account)
+
+
+class MessagingPlatformGetCallbackOperator(MessagingPlatformBaseOperator):
+    """Get one callback record; returns it. ``callback_id`` is templated."""
+
+    operation = "get_callback"
+    template_fields = (*BASE_TEMPLATE_FIELDS, "callback_id")
+
+    def __init__(self, *, callback_id: int | str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.callback_id = callback_id
+
+    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        return hook.get_callback(self.callback_id, account_id=self.account)
+
+
+class MessagingPlatformAttachKeywordCampaignOperator(MessagingPlatformBaseOperator):
+    """
+    Attach a campaign to a keyword of a channel; returns the platform's answer (the keyword). Templated.
+    Safe to retry: attaching the same campaign again leaves the same state.
+
+    :param channel: channel id or code.
+    :param keyword_id: keyword id (or name).
+    :param campaign_id: campaign to attach; sent as the bare JSON integer body.
+    """
+
+    operation = "attach_keyword_campaign"
+    template_fields = (*BASE_TEMPLATE_FIELDS, "channel", "keyword_id", "campaign_id")
+
+    def __init__(self, *, channel: int | str, keyword_id: int | str, campaign_id: int | str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.channel = channel
+        self.keyword_id = keyword_id
+        self.campaign_id = campaign_id
+
+    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        return hook.attach_keyword_campaign(self.channel, self.keyword_id, self.campaign_id, account_id=self.account)

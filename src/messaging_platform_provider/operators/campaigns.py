@@ -1,0 +1,263 @@
+"""Operators for campaigns and their coupon definition."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from messaging_platform_provider.operators.base import (
+    BASE_TEMPLATE_FIELDS,
+    MessagingPlatformBaseOperator,
+    MessagingPlatformCreateOperator,
+    optional_int,
+)
+
+if TYPE_CHECKING:
+    from airflow.sdk import Context
+
+    from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+
+_CAMPAIGN_FIELDS = (
+    "name",
+    "campaign_type",
+    "subscription_id",
+    "content_id",
+    "content",
+    "user_data",
+    "single_use",
+    "single_use_content_id",
+    "links",
+    "is_default",
+    "extra",
+)
+
+
+class MessagingPlatformListCampaignsOperator(MessagingPlatformBaseOperator):
+    """
+    List the account's campaigns; returns the list.
+
+    :param only_mine: ``onlyMine`` query option; ``None`` leaves it to the platform.
+    """
+
+    operation = "list_campaigns"
+
+    def __init__(self, *, only_mine: bool | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.only_mine = only_mine
+
+    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        return hook.list_campaigns(self.only_mine, account_id=self.account)
+
+
+class MessagingPlatformGetCampaignOperator(MessagingPlatformBaseOperator):
+    """Get one campaign; returns it. ``campaign_id`` is templated."""
+
+    operation = "get_campaign"
+    template_fields = (*BASE_TEMPLATE_FIELDS, "campaign_id")
+
+    def __init__(self, *, campaign_id: int | str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.campaign_id = campaign_id
+
+    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        return hook.get_campaign(self.campaign_id, account_id=self.account)
+
+
+class MessagingPlatformCreateCampaignOperator(MessagingPlatformCreateOperator):
+    """
+    Create a campaign; returns it. Every field is templated.
+
+    :param name: campaign name.
+    :param campaign_type: Gateway, Basic, Dialog, Question, Coupon, Sweepstakes, Chat, or 0-6.
+    :param extra: further request fields, merged on top.
+    :param idempotent: a retry finds the campaign by a run marker appended to ``UserData``.
+    """
+
+    operation = "create_campaign"
+    template_fields = (*BASE_TEMPLATE_FIELDS, *_CAMPAIGN_FIELDS)
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        campaign_type: int | str,
+        subscription_id: int | None = None,
+        content_id: int | None = None,
+        content: Mapping[str, Any] | None = None,
+        user_data: str | None = None,
+        single_use: bool | None = None,
+        single_use_content_id: int | None = None,
+        links: list[Any] | None = None,
+        is_default: bool | None = None,
+        extra: Mapping[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.name = name
+        self.campaign_type = campaign_type
+        self.subscription_id = subscription_id
+        self.content_id = content_id
+        self.content = content
+        self.user_data = user_data
+        self.single_use = single_use
+        self.single_use_content_id = single_use_content_id
+        self.links = links
+        self.is_default = is_default
+        self.extra = extra
+
+    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        fields = {f: getattr(self, f) for f in _CAMPAIGN_FIELDS if f not in ("name", "campaign_type")}
+        return hook.create_campaign(
+            self.name, self.campaign_type, **fields, once=self.once(context), account_id=self.account
+        )
+
+
+class MessagingPlatformUpdateCampaignOperator(MessagingPlatformBaseOperator):
+    """Change the given fields of a campaign (``None`` fields are not sent); returns it. Templated."""
+
+    operation = "update_campaign"
+    template_fields = (*BASE_TEMPLATE_FIELDS, "campaign_id", *_CAMPAIGN_FIELDS)
+
+    def __init__(
+        self,
+        *,
+        campaign_id: int | str,
+        name: str | None = None,
+        campaign_type: int | str | None = None,
+        subscription_id: int | None = None,
+        content_id: int | None = None,
+        content: Mapping[str, Any] | None = None,
+        user_data: str | None = None,
+        single_use: bool | None = None,
+        single_use_content_id: int | None = None,
+        links: list[Any] | None = None,
+        is_default: bool | None = None,
+        extra: Mapping[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.campaign_id = campaign_id
+        self.name = name
+        self.campaign_type = campaign_type
+        self.subscription_id = subscription_id
+        self.content_id = content_id
+        self.content = content
+        self.user_data = user_data
+        self.single_use = single_use
+        self.single_use_content_id = single_use_content_id
+        self.links = links
+        self.is_default = is_default
+        self.extra = extra
+
+    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        fields = {f: getattr(self, f) for f in _CAMPAIGN_FIELDS}
+        return hook.update_campaign(self.campaign_id, **fields, account_id=self.account)
+
+
+class MessagingPlatformDeleteCampaignOperator(MessagingPlatformBaseOperator):
+    """
+    Delete a campaign; returns ``True`` if it was there, ``False`` if it was already gone.
+
+    :param missing_ok: a campaign already gone is success (default); ``False`` fails the task instead.
+    """
+
+    operation = "delete_campaign"
+    template_fields = (*BASE_TEMPLATE_FIELDS, "campaign_id")
+
+    def __init__(self, *, campaign_id: int | str, missing_ok: bool = True, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.campaign_id = campaign_id
+        self.missing_ok = missing_ok
+
+    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        return hook.delete_campaign(
+            self.campaign_id,
+            missing_ok=self.missing_ok,
+            account_id=self.account,
+        )
+
+
+_COUPON_FIELDS = (
+    "coupon_type",
+    "static_code",
+    "prefix",
+    "external_id1",
+    "external_id2",
+    "valid_from",
+    "valid_to",
+    "max_uses",
+    "valid_date_type",
+    "valid_rolling_days",
+    "valid_rolling_offset",
+    "external_list_id",
+    "external_coupon_list",
+    "extra",
+)
+
+
+class MessagingPlatformUpdateCampaignCouponOperator(MessagingPlatformBaseOperator):
+    """
+    Set the coupon definition of a coupon campaign; returns the platform's answer. Templated.
+
+    :param coupon_type: Static, Dynamic or External (or 0, 1, 2).
+    :param static_code: required for Static.
+    :param external_list_id: an External coupon needs this or ``external_coupon_list``.
+    :param valid_date_type: None, Static or Rolling (or 0, 1, 2); Rolling needs ``valid_rolling_days``.
+    """
+
+    operation = "update_campaign_coupon"
+    template_fields = (*BASE_TEMPLATE_FIELDS, "campaign_id", *_COUPON_FIELDS)
+
+    def __init__(
+        self,
+        *,
+        campaign_id: int | str,
+        coupon_type: int | str,
+        static_code: str | None = None,
+        prefix: str | None = None,
+        external_id1: str | None = None,
+        external_id2: str | None = None,
+        valid_from: Any = None,
+        valid_to: Any = None,
+        max_uses: int | None = None,
+        valid_date_type: int | str | None = None,
+        valid_rolling_days: int | None = None,
+        valid_rolling_offset: int | None = None,
+        external_list_id: int | str | None = None,
+        external_coupon_list: Mapping[str, Any] | None = None,
+        extra: Mapping[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.campaign_id = campaign_id
+        self.coupon_type = coupon_type
+        self.static_code = static_code
+        self.prefix = prefix
+        self.external_id1 = external_id1
+        self.external_id2 = external_id2
+        self.valid_from = valid_from
+        self.valid_to = valid_to
+        self.max_uses = max_uses
+        self.valid_date_type = valid_date_type
+        self.valid_rolling_days = valid_rolling_days
+        self.valid_rolling_offset = valid_rolling_offset
+        self.external_list_id = external_list_id
+        self.external_coupon_list = external_coupon_list
+        self.extra = extra
+
+    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        fields = {f: getattr(self, f) for f in _COUPON_FIELDS if f != "coupon_type"}
+        numbers = {
+            "external_list_id": "ExternalListId",
+            "max_uses": "MaxUses",
+            "valid_rolling_days": "ValidRollingDays",
+            "valid_rolling_offset": "ValidRollingOffSet",
+        }
+        for name, field in numbers.items():
+            fields[name] = optional_int(field, fields[name])
+        return hook.update_campaign_coupon(
+            self.campaign_id,
+            self.coupon_type,
+            **fields,
+            account_id=self.account,
+        )

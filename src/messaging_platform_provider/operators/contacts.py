@@ -1,0 +1,94 @@
+"""Operators for contacts and contact filter groups."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from messaging_platform_provider.operators.base import BASE_TEMPLATE_FIELDS, MessagingPlatformBaseOperator, optional_int
+
+if TYPE_CHECKING:
+    from airflow.sdk import Context
+
+    from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+
+
+class MessagingPlatformListContactsOperator(MessagingPlatformBaseOperator):
+    """
+    List the account's contacts; returns the list (``top``/``skip`` page through them). For large accounts,
+    export to storage instead of XCom (the contacts export example DAG).
+    """
+
+    operation = "list_contacts"
+    template_fields = (*BASE_TEMPLATE_FIELDS, "top", "skip")
+
+    def __init__(self, *, top: int | None = None, skip: int | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.top = top
+        self.skip = skip
+
+    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        return hook.list_contacts(
+            top=optional_int("top", self.top), skip=optional_int("skip", self.skip), account_id=self.account
+        )
+
+
+class MessagingPlatformListFilterGroupsOperator(MessagingPlatformBaseOperator):
+    """List the filter groups of a contact list (flat); returns the list. ``contact_list_id`` is templated."""
+
+    operation = "list_filter_groups"
+    template_fields = (*BASE_TEMPLATE_FIELDS, "contact_list_id")
+
+    def __init__(self, *, contact_list_id: int | str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.contact_list_id = contact_list_id
+
+    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        return hook.list_filter_groups(self.contact_list_id, account_id=self.account)
+
+
+class MessagingPlatformGetFilterGroupOperator(MessagingPlatformBaseOperator):
+    """Get one filter group; returns it. Ids are templated."""
+
+    operation = "get_filter_group"
+    template_fields = (*BASE_TEMPLATE_FIELDS, "contact_list_id", "group_id")
+
+    def __init__(self, *, contact_list_id: int | str, group_id: int | str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.contact_list_id = contact_list_id
+        self.group_id = group_id
+
+    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        return hook.get_filter_group(self.contact_list_id, self.group_id, account_id=self.account)
+
+
+class MessagingPlatformUpdateFilterGroupOperator(MessagingPlatformBaseOperator):
+    """
+    Change a filter group's own fields; returns it. Templated.
+
+    :param operator: AND or OR.
+    :param extra: further fields; ``Groups`` and ``Filters`` are refused (change them through the contact list).
+    """
+
+    operation = "update_filter_group"
+    template_fields = (*BASE_TEMPLATE_FIELDS, "contact_list_id", "group_id", "operator", "extra")
+
+    def __init__(
+        self,
+        *,
+        contact_list_id: int | str,
+        group_id: int | str,
+        operator: str | None = None,
+        extra: Mapping[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.contact_list_id = contact_list_id
+        self.group_id = group_id
+        self.operator = operator
+        self.extra = extra
+
+    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        return hook.update_filter_group(
+            self.contact_list_id, self.group_id, operator=self.operator, extra=self.extra, account_id=self.account
+        )

@@ -1,0 +1,136 @@
+"""Operators for external coupon lists."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from messaging_platform_provider.operators.base import (
+    BASE_TEMPLATE_FIELDS,
+    MessagingPlatformBaseOperator,
+    MessagingPlatformCreateOperator,
+)
+
+if TYPE_CHECKING:
+    from airflow.sdk import Context
+
+    from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+
+_LIST_FIELDS = ("name", "description", "inheritable", "coupon_codes", "extra")
+
+
+class MessagingPlatformListExternalCouponListsOperator(MessagingPlatformBaseOperator):
+    """List the account's external coupon lists; returns the list."""
+
+    operation = "list_external_coupon_lists"
+
+    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        return hook.list_external_coupon_lists(account_id=self.account)
+
+
+class MessagingPlatformGetExternalCouponListOperator(MessagingPlatformBaseOperator):
+    """Get one external coupon list; returns it. ``coupon_list_id`` is templated."""
+
+    operation = "get_external_coupon_list"
+    template_fields = (*BASE_TEMPLATE_FIELDS, "coupon_list_id")
+
+    def __init__(self, *, coupon_list_id: int | str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.coupon_list_id = coupon_list_id
+
+    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        return hook.get_external_coupon_list(self.coupon_list_id, account_id=self.account)
+
+
+class MessagingPlatformCreateExternalCouponListOperator(MessagingPlatformCreateOperator):
+    """
+    Create an external coupon list with its codes; returns the list (codes are counted, not echoed). Templated.
+
+    :param coupon_codes: codes to insert (any iterable of strings; duplicates dropped, at most 100 chars each).
+    :param idempotent: a retry finds the list by a run marker appended to ``Description``.
+    """
+
+    operation = "create_external_coupon_list"
+    template_fields = (*BASE_TEMPLATE_FIELDS, *_LIST_FIELDS)
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        description: str | None = None,
+        inheritable: bool | None = None,
+        coupon_codes: Iterable[str] | None = None,
+        extra: Mapping[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.name = name
+        self.description = description
+        self.inheritable = inheritable
+        self.coupon_codes = coupon_codes
+        self.extra = extra
+
+    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        return hook.create_external_coupon_list(
+            self.name,
+            description=self.description,
+            inheritable=self.inheritable,
+            coupon_codes=self.coupon_codes,
+            extra=self.extra,
+            once=self.once(context),
+            account_id=self.account,
+        )
+
+
+class MessagingPlatformUpdateExternalCouponListOperator(MessagingPlatformBaseOperator):
+    """Change a list's fields and add ``coupon_codes`` to it; returns the list. Templated."""
+
+    operation = "update_external_coupon_list"
+    template_fields = (*BASE_TEMPLATE_FIELDS, "coupon_list_id", *_LIST_FIELDS)
+
+    def __init__(
+        self,
+        *,
+        coupon_list_id: int | str,
+        name: str | None = None,
+        description: str | None = None,
+        inheritable: bool | None = None,
+        coupon_codes: Iterable[str] | None = None,
+        extra: Mapping[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.coupon_list_id = coupon_list_id
+        self.name = name
+        self.description = description
+        self.inheritable = inheritable
+        self.coupon_codes = coupon_codes
+        self.extra = extra
+
+    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        return hook.update_external_coupon_list(
+            self.coupon_list_id,
+            name=self.name,
+            description=self.description,
+            inheritable=self.inheritable,
+            coupon_codes=self.coupon_codes,
+            extra=self.extra,
+            account_id=self.account,
+        )
+
+
+class MessagingPlatformDeleteExternalCouponListOperator(MessagingPlatformBaseOperator):
+    """Delete a list with its codes; returns ``True``, or ``False`` if it was already gone."""
+
+    operation = "delete_external_coupon_list"
+    template_fields = (*BASE_TEMPLATE_FIELDS, "coupon_list_id")
+
+    def __init__(self, *, coupon_list_id: int | str, missing_ok: bool = True, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.coupon_list_id = coupon_list_id
+        self.missing_ok = missing_ok
+
+    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        return hook.delete_external_coupon_list(
+            self.coupon_list_id, missing_ok=self.missing_ok, account_id=self.account
+        )
