@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +20,17 @@ _HOME = tempfile.mkdtemp(prefix="messaging-platform-tests-airflow-")
 os.environ["AIRFLOW_HOME"] = _HOME
 os.environ["AIRFLOW__CORE__DAGS_FOLDER"] = str(REPO / "dags")
 os.environ["AIRFLOW__CORE__LOAD_EXAMPLES"] = "False"
+# Two bundles: the example DAGs, and the test DAGs under tests/dags (dag.test() re-reads a DAG from its bundle).
+os.environ["AIRFLOW__DAG_PROCESSOR__DAG_BUNDLE_CONFIG_LIST"] = json.dumps(
+    [
+        {
+            "name": name,
+            "classpath": "airflow.dag_processing.bundles.local.LocalDagBundle",
+            "kwargs": {"path": str(path)},
+        }
+        for name, path in (("examples", REPO / "dags"), ("tests", REPO / "tests" / "dags"))
+    ]
+)
 
 import pytest  # noqa: E402
 import requests  # noqa: E402
@@ -57,6 +70,15 @@ class Platform:
         }
         conn.update(overrides)
         return json.dumps(conn)
+
+
+@pytest.fixture(scope="session")
+def airflow_db() -> None:
+    """A migrated SQLite metadata database in the throwaway AIRFLOW_HOME, for dag.test()."""
+    out = subprocess.run(
+        [sys.executable, "-m", "airflow", "db", "migrate"], capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
 
 
 @pytest.fixture(scope="session")

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import warnings
 from pathlib import Path
 
@@ -12,14 +10,6 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 DAG_FILES = sorted((REPO / "dags").glob("messaging_platform_*.py"))
-
-
-@pytest.fixture(scope="session")
-def airflow_db() -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "airflow", "db", "migrate"], capture_output=True, text=True, timeout=300
-    )
-    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
 
 
 def load_dags():

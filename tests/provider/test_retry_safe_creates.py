@@ -1,0 +1,124 @@
+"""
+Creates never duplicate when Airflow retries a task whose create was committed but whose answer was lost.
+
+The DAG in tests/dags runs every create operator with one retry; the emulator commits each create and drops the
+answer (``commit_then_drop``). Airflow's own retry machinery and task state store do the rest.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from messaging_platform_provider.client import CreateOnce, MessagingPlatformApiError
+from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+
+TEST_DAGS = Path(__file__).resolve().parents[1] / "dags"
+
+#: create task id -> (path of its POST, how to find what it made)
+CREATES = {
+    "campaign": ("/campaign$", lambda h: [c for c in h.list_campaigns() if c["Name"] == "Retry-safe campaign"]),
+    "coupon_list": (
+        "/external-couponlist$",
+        lambda h: [c for c in h.list_external_coupon_lists() if c["Name"] == "Retry-safe codes"],
+    ),
+    "api_key": ("/api-key$", lambda h: [k for k in h.list_api_keys() if k["Label"].startswith("Retry-safe key")]),
+    "schedule": ("/action/5001/schedule$", lambda h: h.list_schedules(5001)),
+    "voice_call": ("/action-pushvoicecall$", lambda h: h.list_push_voice_calls()),
+    "callback": ("/callback$", lambda h: h.list_callbacks()),
+}
+
+
+class InMemoryStore:
+    """Stands in for Airflow's task state store where a test calls the hook directly."""
+
+    def __init__(self) -> None:
+        self.data: dict[str, object] = {}
+
+    def get(self, key: str, default: object = None) -> object:
+        return self.data.get(key, default)
+
+    def set(self, key: str, value: object) -> None:
+        self.data[key] = value
+
+
+def test_every_create_operator_survives_a_lost_answer_with_exactly_one_resource(platform, airflow_db):
+    from airflow.dag_processing.dagbag import DagBag
+
+    for path, _ in CREATES.values():
+        platform.fault(kind="commit_then_drop", method="POST", path=path, count=1)
+    dag = DagBag(dag_folder=str(TEST_DAGS)).get_dag("messaging_platform_test_retry_safe_creates")
+    run = dag.test()
+
+    tries = {ti.task_id: (ti.state, ti.try_number) for ti in run.get_task_instances()}
+    assert tries == {task_id: ("success", 2) for task_id in CREATES}  # every first try lost its answer
+    records = platform.requests()
+    dropped = [r for r in records if r["fault"] == "commit_then_drop"]
+    assert len(dropped) == len(CREATES)
+    hook = MessagingPlatformHook()
+    for task_id, (path, made) in CREATES.items():
+        assert len(made(hook)) == 1, task_id
+        posts = [r for r in records if r["method"] == "POST" and r["path"].endswith(path.rstrip("$"))]
+        assert len(posts) == 1, f"{task_id}: the retry sent the create again"
+
+
+def test_without_protection_the_same_fault_duplicates(platform):
+    """The contrast: a plain create resent after the lost answer makes a second campaign."""
+    hook = MessagingPlatformHook()
+    platform.fault(kind="commit_then_drop", method="POST", count=1)
+    with pytest.raises(MessagingPlatformApiError):
+        hook.create_campaign(name="Unprotected", campaign_type="Basic")
+    hook.create_campaign(name="Unprotected", campaign_type="Basic")
+    assert len(hook.list_campaigns()) == 2
+
+
+def test_a_stored_id_is_read_back_without_listing_or_posting(platform):
+    hook = MessagingPlatformHook()
+    store = InMemoryStore()
+    once = CreateOnce("0123456789abcdef", store)
+    first = hook.create_campaign(name="Stored", campaign_type="Basic", once=once)
+    before = len(platform.requests())
+    again = hook.create_campaign(name="Stored", campaign_type="Basic", once=once)
+    assert again["Id"] == first["Id"]
+    assert [(r["method"], r["path"].rsplit("/", 1)[-1]) for r in platform.requests()[before:]] == [
+        ("GET", str(first["Id"]))
+    ]
+    assert first["UserData"] == "[af:0123456789abcdef]"
+
+
+def test_user_data_keeps_the_users_text_before_the_marker(platform):
+    created = MessagingPlatformHook().create_campaign(
+        name="Mine", campaign_type="Basic", user_data="crm-42", once=CreateOnce("feedfacefeedface")
+    )
+    assert created["UserData"] == "crm-42 [af:feedfacefeedface]"
+
+
+def test_another_task_instance_creates_its_own(platform):
+    hook = MessagingPlatformHook()
+    a = CreateOnce.for_task("dag", "create", "run-1")
+    b = CreateOnce.for_task("dag", "create", "run-2")
+    assert a.token != b.token and a.token == CreateOnce.for_task("dag", "create", "run-1").token
+    first = hook.create_campaign(name="Same name", campaign_type="Basic", once=a)
+    second = hook.create_campaign(name="Same name", campaign_type="Basic", once=b)
+    assert first["Id"] != second["Id"]
+
+
+def test_an_api_key_found_again_comes_back_with_its_secret(platform):
+    hook = MessagingPlatformHook()
+    once = CreateOnce("abcabcabcabcabc1")  # no store: found through the marker in Label
+    platform.fault(kind="commit_then_drop", method="POST", path="/api-key$", count=1)
+    with pytest.raises(MessagingPlatformApiError):
+        hook.create_api_key("Rotation target", once=once)
+    key = hook.create_api_key("Rotation target", once=once)
+    assert key["Secret"] and key["Label"] == "Rotation target [af:abcabcabcabcabc1]"
+    assert sum(k["Label"].startswith("Rotation target") for k in hook.list_api_keys()) == 1
+
+
+def test_an_identical_older_voice_call_is_not_adopted(platform):
+    """Content alone must not swallow a new call: only what appeared after the first try's watermark counts."""
+    hook = MessagingPlatformHook()
+    call = {"channels": ["+15125550100"], "targets": ["+15555550123"], "message": "Daily reminder"}
+    yesterday = hook.create_push_voice_call(**call)
+    today = hook.create_push_voice_call(**call, once=CreateOnce("1111222233334444", InMemoryStore()))
+    assert today["Id"] != yesterday["Id"]

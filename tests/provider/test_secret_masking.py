@@ -1,0 +1,48 @@
+"""Secrets the platform returns are masked the moment they are read, and reach no log, XCom or output."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from airflow.sdk._shared.secrets_masker import redact
+
+from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+
+TEST_DAGS = Path(__file__).resolve().parents[1] / "dags"
+
+
+def test_every_secret_read_is_registered_with_the_masker(platform):
+    hook = MessagingPlatformHook()
+    created = hook.create_api_key("Masked")
+    fetched = hook.get_api_key(created["Id"])
+    changed = hook.change_api_key_secret(created["Id"])
+    assert created["Secret"] == fetched["Secret"] != changed["Secret"]
+    for secret in (created["Secret"], changed["Secret"], platform.seed.api_secret):
+        assert redact(f"value={secret}") == "value=***"
+
+
+def test_a_dag_run_leaves_no_secret_in_output_logs_or_xcom(platform, airflow_db):
+    """
+    Run as users do, ``airflow dags test`` in its own process. The DAG makes the platform hand out three secrets;
+    none may reach the output, the task logs or the metadata database (XCom, rendered fields).
+    """
+    out = subprocess.run(
+        [sys.executable, "-m", "airflow", "dags", "test", "messaging_platform_test_secret_masking"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    output = out.stdout + out.stderr
+    assert out.returncode == 0, output[-3000:]
+    hook = MessagingPlatformHook()
+    (key,) = [k for k in hook.list_api_keys() if k["Label"].startswith("Masking probe")]
+    current = hook.get_api_key(key["Id"])["Secret"]  # the secret after the change, as the DAG read it
+    assert any(r["method"] == "PUT" for r in platform.requests())
+    home = Path(os.environ["AIRFLOW_HOME"])
+    for secret in (current, platform.seed.api_secret):
+        assert secret not in output
+        leaks = [p for p in home.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
+        assert leaks == [], f"secret found in {leaks}"
