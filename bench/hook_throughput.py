@@ -1,0 +1,97 @@
+"""
+Hook throughput: 2,000 sequential GETs of one campaign through ``MessagingPlatformHook`` against the emulator,
+compared with a bare ``requests.Session`` making the same calls, in the same run.
+
+The emulator runs in its own process (so it does not share this process's GIL); the two clients take turns in
+blocks of 250 calls to even out drift. Prints both rates and the ratio hook / bare (target: at least 0.85).
+
+    .venv/bin/python bench/hook_throughput.py [--calls 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlsplit
+
+import requests
+
+
+def start_emulator(folder: Path) -> tuple[subprocess.Popen[str], str]:
+    conn_file = folder / "conn.uri"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "messaging_platform_emulator", "--port", "0", "--conn-file", str(conn_file)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if line.startswith("Airflow connection URI:"):
+            return proc, conn_file.read_text().strip()
+    raise SystemExit("emulator did not start")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument("--block", type=int, default=250)
+    args = parser.parse_args()
+    folder = Path(tempfile.mkdtemp())
+    os.environ["AIRFLOW_HOME"] = str(folder)
+    emulator, uri = start_emulator(folder)
+    try:
+        parts = urlsplit(uri)
+        extra = {k: v[0] for k, v in parse_qs(parts.query).items()}
+        key, secret = unquote(parts.username or ""), unquote(parts.password or "")
+        os.environ["AIRFLOW_CONN_MESSAGING_PLATFORM_DEFAULT"] = json.dumps(
+            {"conn_type": "messaging_platform", "login": key, "password": secret, "extra": extra}
+        )
+        from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+
+        hook = MessagingPlatformHook()
+        campaign = hook.create_campaign(name="Bench", campaign_type="Basic")
+        url = f"{extra['base_url']}/account/{extra['account_id']}/campaign/{campaign['Id']}"
+        bare = requests.Session()
+        bare.auth = (key, secret)
+        bare.headers.update({"Accept": "application/json", "Content-Type": "application/json"})
+
+        def run_hook(n: int) -> float:
+            started = time.perf_counter()
+            for _ in range(n):
+                hook.get_campaign(campaign["Id"])
+            return time.perf_counter() - started
+
+        def run_bare(n: int) -> float:
+            started = time.perf_counter()
+            for _ in range(n):
+                response = bare.get(url, timeout=(10, 60))
+                response.raise_for_status()
+                response.json()
+            return time.perf_counter() - started
+
+        run_hook(50), run_bare(50)  # warm both connections
+        hook_s = bare_s = 0.0
+        done = 0
+        while done < args.calls:
+            n = min(args.block, args.calls - done)
+            hook_s += run_hook(n)
+            bare_s += run_bare(n)
+            done += n
+        hook_rate, bare_rate = args.calls / hook_s, args.calls / bare_s
+        print(f"calls each: {args.calls} sequential GET /campaign/{{id}}")
+        print(f"bare requests.Session: {bare_rate:8.1f} calls/s  ({bare_s:.2f} s)")
+        print(f"MessagingPlatformHook: {hook_rate:8.1f} calls/s  ({hook_s:.2f} s)")
+        print(f"ratio hook/bare: {hook_rate / bare_rate:.3f} (target >= 0.85)")
+    finally:
+        emulator.terminate()
+        emulator.wait(timeout=15)
+
+
+if __name__ == "__main__":
+    main()
