@@ -20,10 +20,36 @@ def get_provider_info() -> dict[str, Any]:
                 "tags": ["service"],
             }
         ],
+        "operators": [
+            {
+                "integration-name": "Messaging Platform",
+                "python-modules": [
+                    "messaging_platform_provider.operators.api_keys",
+                    "messaging_platform_provider.operators.callbacks",
+                    "messaging_platform_provider.operators.campaigns",
+                    "messaging_platform_provider.operators.contacts",
+                    "messaging_platform_provider.operators.coupon_lists",
+                    "messaging_platform_provider.operators.schedules",
+                    "messaging_platform_provider.operators.voice_calls",
+                ],
+            }
+        ],
+        "sensors": [
+            {
+                "integration-name": "Messaging Platform",
+                "python-modules": ["messaging_platform_provider.sensors.schedule"],
+            }
+        ],
         "hooks": [
             {
                 "integration-name": "Messaging Platform",
                 "python-modules": ["messaging_platform_provider.hooks.messaging_platform"],
+            }
+        ],
+        "triggers": [
+            {
+                "integration-name": "Messaging Platform",
+                "python-modules": ["messaging_platform_provider.triggers.schedule"],
             }
         ],
         "connection-types": [

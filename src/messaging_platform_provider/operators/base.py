@@ -6,7 +6,7 @@ Kept light for DAG parsing: the hook (and ``requests``) is imported when a task 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -69,6 +69,14 @@ class MessagingPlatformBaseOperator(BaseOperator):
         super().__init__(**kwargs)
         self.messaging_platform_conn_id = messaging_platform_conn_id
         self.account_id = account_id
+
+    def _keep(self, values: Mapping[str, Any], names: Iterable[str]) -> None:
+        """Store the named constructor arguments as attributes (the template fields of the same names)."""
+        for name in names:
+            setattr(self, name, values[name])
+
+    def _kept(self, names: Iterable[str]) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in names}
 
     @cached_property
     def hook(self) -> MessagingPlatformHook:

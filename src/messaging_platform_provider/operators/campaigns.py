@@ -93,23 +93,11 @@ class MessagingPlatformCreateCampaignOperator(MessagingPlatformCreateOperator):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        self.name = name
-        self.campaign_type = campaign_type
-        self.subscription_id = subscription_id
-        self.content_id = content_id
-        self.content = content
-        self.user_data = user_data
-        self.single_use = single_use
-        self.single_use_content_id = single_use_content_id
-        self.links = links
-        self.is_default = is_default
-        self.extra = extra
+        self._keep(locals(), _CAMPAIGN_FIELDS)
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        fields = {f: getattr(self, f) for f in _CAMPAIGN_FIELDS if f not in ("name", "campaign_type")}
-        return hook.create_campaign(
-            self.name, self.campaign_type, **fields, once=self.once(context), account_id=self.account
-        )
+        fields = self._kept(_CAMPAIGN_FIELDS)
+        return hook.create_campaign(**fields, once=self.once(context), account_id=self.account)
 
 
 class MessagingPlatformUpdateCampaignOperator(MessagingPlatformBaseOperator):
@@ -137,21 +125,10 @@ class MessagingPlatformUpdateCampaignOperator(MessagingPlatformBaseOperator):
     ) -> None:
         super().__init__(**kwargs)
         self.campaign_id = campaign_id
-        self.name = name
-        self.campaign_type = campaign_type
-        self.subscription_id = subscription_id
-        self.content_id = content_id
-        self.content = content
-        self.user_data = user_data
-        self.single_use = single_use
-        self.single_use_content_id = single_use_content_id
-        self.links = links
-        self.is_default = is_default
-        self.extra = extra
+        self._keep(locals(), _CAMPAIGN_FIELDS)
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        fields = {f: getattr(self, f) for f in _CAMPAIGN_FIELDS}
-        return hook.update_campaign(self.campaign_id, **fields, account_id=self.account)
+        return hook.update_campaign(self.campaign_id, **self._kept(_CAMPAIGN_FIELDS), account_id=self.account)
 
 
 class MessagingPlatformDeleteCampaignOperator(MessagingPlatformBaseOperator):
@@ -230,23 +207,10 @@ class MessagingPlatformUpdateCampaignCouponOperator(MessagingPlatformBaseOperato
     ) -> None:
         super().__init__(**kwargs)
         self.campaign_id = campaign_id
-        self.coupon_type = coupon_type
-        self.static_code = static_code
-        self.prefix = prefix
-        self.external_id1 = external_id1
-        self.external_id2 = external_id2
-        self.valid_from = valid_from
-        self.valid_to = valid_to
-        self.max_uses = max_uses
-        self.valid_date_type = valid_date_type
-        self.valid_rolling_days = valid_rolling_days
-        self.valid_rolling_offset = valid_rolling_offset
-        self.external_list_id = external_list_id
-        self.external_coupon_list = external_coupon_list
-        self.extra = extra
+        self._keep(locals(), _COUPON_FIELDS)
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        fields = {f: getattr(self, f) for f in _COUPON_FIELDS if f != "coupon_type"}
+        fields = self._kept(_COUPON_FIELDS)
         numbers = {
             "external_list_id": "ExternalListId",
             "max_uses": "MaxUses",
@@ -255,9 +219,4 @@ class MessagingPlatformUpdateCampaignCouponOperator(MessagingPlatformBaseOperato
         }
         for name, field in numbers.items():
             fields[name] = optional_int(field, fields[name])
-        return hook.update_campaign_coupon(
-            self.campaign_id,
-            self.coupon_type,
-            **fields,
-            account_id=self.account,
-        )
+        return hook.update_campaign_coupon(self.campaign_id, **fields, account_id=self.account)

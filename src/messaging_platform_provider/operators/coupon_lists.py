@@ -64,21 +64,11 @@ class MessagingPlatformCreateExternalCouponListOperator(MessagingPlatformCreateO
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        self.name = name
-        self.description = description
-        self.inheritable = inheritable
-        self.coupon_codes = coupon_codes
-        self.extra = extra
+        self._keep(locals(), _LIST_FIELDS)
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
         return hook.create_external_coupon_list(
-            self.name,
-            description=self.description,
-            inheritable=self.inheritable,
-            coupon_codes=self.coupon_codes,
-            extra=self.extra,
-            once=self.once(context),
-            account_id=self.account,
+            **self._kept(_LIST_FIELDS), once=self.once(context), account_id=self.account
         )
 
 
@@ -101,21 +91,11 @@ class MessagingPlatformUpdateExternalCouponListOperator(MessagingPlatformBaseOpe
     ) -> None:
         super().__init__(**kwargs)
         self.coupon_list_id = coupon_list_id
-        self.name = name
-        self.description = description
-        self.inheritable = inheritable
-        self.coupon_codes = coupon_codes
-        self.extra = extra
+        self._keep(locals(), _LIST_FIELDS)
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
         return hook.update_external_coupon_list(
-            self.coupon_list_id,
-            name=self.name,
-            description=self.description,
-            inheritable=self.inheritable,
-            coupon_codes=self.coupon_codes,
-            extra=self.extra,
-            account_id=self.account,
+            self.coupon_list_id, **self._kept(_LIST_FIELDS), account_id=self.account
         )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from messaging_platform_provider.operators.base import (
@@ -10,6 +10,7 @@ from messaging_platform_provider.operators.base import (
     MessagingPlatformBaseOperator,
     MessagingPlatformCreateOperator,
 )
+from messaging_platform_provider.operators.waiting import WAIT_TEMPLATE_FIELDS, WaitForSchedulesMixin
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -67,7 +68,9 @@ class MessagingPlatformGetScheduleOperator(MessagingPlatformBaseOperator):
         return hook.get_schedule(self.action_id, self.schedule_id, account_id=self.account)
 
 
-class MessagingPlatformCreateScheduleOperator(_ScheduleDefinition, MessagingPlatformCreateOperator):
+class MessagingPlatformCreateScheduleOperator(
+    _ScheduleDefinition, WaitForSchedulesMixin, MessagingPlatformCreateOperator
+):
     """
     Create a schedule on an action; returns it. Every field is templated.
 
@@ -78,10 +81,18 @@ class MessagingPlatformCreateScheduleOperator(_ScheduleDefinition, MessagingPlat
     :param week_day: Weekly only (required there): ``"MON, THU"`` or a list of day names.
     :param month_day: Monthly only (required there): ``"1,15"``, an int or a list of ints.
     :param idempotent: a retry adopts a schedule of the action with the same definition instead of adding one.
+    :param wait_for_completion: wait until the schedule's ProcessStatus is terminal; the XCom is then the
+        schedule as last read. A retry of a waiting task finds the schedule it created and waits on it again.
+    :param deferrable: wait in the triggerer (default ``[operators] default_deferrable``).
+    :param poll_interval: seconds between reads while waiting.
+    :param wait_timeout: seconds to wait at most (an absolute deadline is fixed when the wait starts).
+    :param success_statuses: statuses that end the wait successfully (default Completed).
+    :param failure_statuses: statuses that fail the task (default Failed, Aborted).
+    :param max_transient_errors: transient errors in a row tolerated while waiting.
     """
 
     operation = "create_schedule"
-    template_fields = (*BASE_TEMPLATE_FIELDS, "action_id", *_DEFINITION)
+    template_fields = (*BASE_TEMPLATE_FIELDS, "action_id", *_DEFINITION, *WAIT_TEMPLATE_FIELDS)
 
     def __init__(
         self,
@@ -94,16 +105,36 @@ class MessagingPlatformCreateScheduleOperator(_ScheduleDefinition, MessagingPlat
         week_day: Any = None,
         month_day: Any = None,
         extra: Mapping[str, Any] | None = None,
+        wait_for_completion: bool = False,
+        deferrable: bool | None = None,
+        poll_interval: float = 10.0,
+        wait_timeout: float | None = None,
+        success_statuses: Iterable[str] | None = None,
+        failure_statuses: Iterable[str] | None = None,
+        max_transient_errors: int = 5,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.action_id = action_id
         self._set_definition(locals())
+        self._init_wait(
+            wait_for_completion=wait_for_completion,
+            deferrable=deferrable,
+            poll_interval=poll_interval,
+            wait_timeout=wait_timeout,
+            success_statuses=success_statuses,
+            failure_statuses=failure_statuses,
+            max_transient_errors=max_transient_errors,
+        )
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.create_schedule(
+        schedule = hook.create_schedule(
             self.action_id, **self.definition(), once=self.once(context), account_id=self.account
         )
+        return self.wait_for(context, self.action_id, [str(schedule["Id"])], schedule)
+
+    def with_final(self, result: Any, schedules: dict[str, Any]) -> Any:
+        return schedules.get(str(result["Id"]), result)
 
 
 class MessagingPlatformUpdateScheduleOperator(_ScheduleDefinition, MessagingPlatformBaseOperator):

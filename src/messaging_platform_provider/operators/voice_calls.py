@@ -10,6 +10,7 @@ from messaging_platform_provider.operators.base import (
     MessagingPlatformBaseOperator,
     MessagingPlatformCreateOperator,
 )
+from messaging_platform_provider.operators.waiting import WAIT_TEMPLATE_FIELDS, WaitForSchedulesMixin
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -53,7 +54,7 @@ class MessagingPlatformGetPushVoiceCallOperator(MessagingPlatformBaseOperator):
         return hook.get_push_voice_call(self.action_id, account_id=self.account)
 
 
-class MessagingPlatformCreatePushVoiceCallOperator(MessagingPlatformCreateOperator):
+class MessagingPlatformCreatePushVoiceCallOperator(WaitForSchedulesMixin, MessagingPlatformCreateOperator):
     """
     Create a push voice call action; returns it. Every field is templated.
 
@@ -65,10 +66,12 @@ class MessagingPlatformCreatePushVoiceCallOperator(MessagingPlatformCreateOperat
     :param extra: further request fields, merged on top (the spec does not show this body).
     :param idempotent: a retry adopts an action with the same targets and content created after the first try
         began (needs Airflow's task state store, 3.3+; without it a retry sends the create again).
+    :param wait_for_completion: wait until every schedule of the new action has a terminal ProcessStatus; the
+        XCom's ``Schedules`` are then the schedules as last read. Same wait options as the schedule create.
     """
 
     operation = "create_push_voice_call"
-    template_fields = (*BASE_TEMPLATE_FIELDS, *_CALL_FIELDS)
+    template_fields = (*BASE_TEMPLATE_FIELDS, *_CALL_FIELDS, *WAIT_TEMPLATE_FIELDS)
 
     def __init__(
         self,
@@ -84,36 +87,40 @@ class MessagingPlatformCreatePushVoiceCallOperator(MessagingPlatformCreateOperat
         execute: bool | None = None,
         schedules: Iterable[Mapping[str, Any]] | None = None,
         extra: Mapping[str, Any] | None = None,
+        wait_for_completion: bool = False,
+        deferrable: bool | None = None,
+        poll_interval: float = 10.0,
+        wait_timeout: float | None = None,
+        success_statuses: Iterable[str] | None = None,
+        failure_statuses: Iterable[str] | None = None,
+        max_transient_errors: int = 5,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        self.channels = channels
-        self.targets = targets
-        self.contact_list_ids = contact_list_ids
-        self.targets_url = targets_url
-        self.exclude_list_ids = exclude_list_ids
-        self.message = message
-        self.audio_url = audio_url
-        self.campaign_id = campaign_id
+        self._init_wait(
+            wait_for_completion=wait_for_completion,
+            deferrable=deferrable,
+            poll_interval=poll_interval,
+            wait_timeout=wait_timeout,
+            success_statuses=success_statuses,
+            failure_statuses=failure_statuses,
+            max_transient_errors=max_transient_errors,
+        )
+        self._keep(locals(), _CALL_FIELDS)
         self.execute_now = execute
-        self.schedules = schedules
-        self.extra = extra
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        action = self._create(hook, context)
+        schedule_ids = [str(s["Id"]) for s in action.get("Schedules") or []]
+        return self.wait_for(context, action["Id"], schedule_ids, action)
+
+    def with_final(self, result: Any, schedules: dict[str, Any]) -> Any:
+        latest = [schedules.get(str(s["Id"]), s) for s in result.get("Schedules") or []]
+        return {**result, "Schedules": latest}
+
+    def _create(self, hook: MessagingPlatformHook, context: Context) -> dict[str, Any]:
         return hook.create_push_voice_call(
-            self.channels,
-            targets=self.targets,
-            contact_list_ids=self.contact_list_ids,
-            targets_url=self.targets_url,
-            exclude_list_ids=self.exclude_list_ids,
-            message=self.message,
-            audio_url=self.audio_url,
-            campaign_id=self.campaign_id,
-            execute=self.execute_now,
-            schedules=self.schedules,
-            extra=self.extra,
-            once=self.once(context),
-            account_id=self.account,
+            **self._kept(_CALL_FIELDS), execute=self.execute_now, once=self.once(context), account_id=self.account
         )
 
 

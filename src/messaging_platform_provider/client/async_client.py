@@ -1,0 +1,76 @@
+"""
+Asynchronous client for triggers: ``httpx.AsyncClient`` with a bounded connection pool, one attempt per call.
+
+Request building and answer decoding are the sync client's (``request.prepare``/``decode``); retrying is left
+to the caller's polling loop, which classifies errors with ``waiting.classify_error``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import httpx
+
+from messaging_platform_provider.client.client import USER_AGENT
+from messaging_platform_provider.client.errors import MessagingPlatformApiError, MessagingPlatformValidationError
+from messaging_platform_provider.client.operations import OPERATIONS
+from messaging_platform_provider.client.request import JSON_HEADERS, decode, normalize_base_url, prepare
+
+DEFAULT_MAX_CONNECTIONS = 10
+
+
+class AsyncMessagingPlatformClient:
+    """One pooled ``httpx.AsyncClient``; at most ``max_connections`` TCP connections, however many callers."""
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        api_secret: str,
+        *,
+        account_id: int | None = None,
+        timeout: tuple[float, float] = (10.0, 60.0),
+        max_connections: int = DEFAULT_MAX_CONNECTIONS,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.base_url = normalize_base_url(base_url)
+        self.account_id = account_id
+        self._http = httpx.AsyncClient(
+            auth=(api_key, api_secret),
+            headers={**JSON_HEADERS, "User-Agent": USER_AGENT},
+            # pool=None: callers queue for a free connection instead of failing when all are busy.
+            timeout=httpx.Timeout(connect=timeout[0], read=timeout[1], write=timeout[1], pool=None),
+            limits=httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections),
+            transport=transport,
+        )
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(base_url={self.base_url!r}, account_id={self.account_id!r})"
+
+    async def call(
+        self,
+        operation: str,
+        *,
+        account_id: int | None = None,
+        body: Any = None,
+        query: Mapping[str, Any] | None = None,
+        **path_params: Any,
+    ) -> Any:
+        op = OPERATIONS[operation]
+        account = account_id if account_id is not None else self.account_id
+        if account is None:
+            raise MessagingPlatformValidationError("account_id", "is not set on the task or the connection")
+        prepared = prepare(op, self.base_url, {"account_id": account, **path_params}, body, query)
+        try:
+            response = await self._http.request(
+                prepared.method, prepared.url, params=prepared.params or None, content=prepared.content
+            )
+        except httpx.TransportError as exc:
+            raise MessagingPlatformApiError(
+                method=prepared.method, path=prepared.path, status=None, reason=type(exc).__name__
+            ) from exc
+        return decode(op, prepared, response.status_code, response.content)
+
+    async def aclose(self) -> None:
+        await self._http.aclose()

@@ -1,0 +1,110 @@
+"""Waiting until an action schedule's ProcessStatus is terminal: poke, reschedule or deferrable."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import timedelta
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from airflow.sdk import BaseSensorOperator, PokeReturnValue
+
+from messaging_platform_provider.operators.base import DEFAULT_CONN_ID
+from messaging_platform_provider.operators.waiting import conclude, default_deferrable
+
+if TYPE_CHECKING:
+    from airflow.sdk import Context
+
+    from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+    from messaging_platform_provider.waiting import Watch
+
+
+class MessagingPlatformScheduleSensor(BaseSensorOperator):
+    """
+    Wait until a schedule's ProcessStatus is one of ``success_statuses`` (default Completed); fail at once on
+    ``failure_statuses`` (default Failed, Aborted), on 401/403/404, or after ``max_transient_errors`` transient
+    errors (no answer, 429, 5xx) in a row. Any other status, known or not, keeps waiting (an unknown one is
+    logged once). The XCom is the schedule as last read.
+
+    ``deferrable`` (default ``[operators] default_deferrable``) hands the wait to the triggerer; the sensor's
+    ``timeout`` then becomes an absolute UTC deadline fixed when the wait starts. ``mode="reschedule"`` frees the
+    worker slot between pokes (transient-error counting then restarts at each poke).
+    """
+
+    template_fields: Sequence[str] = ("account_id", "action_id", "schedule_id")
+    ui_color = "#e3f2fd"
+
+    def __init__(
+        self,
+        *,
+        action_id: int | str,
+        schedule_id: int | str,
+        messaging_platform_conn_id: str = DEFAULT_CONN_ID,
+        account_id: int | str | None = None,
+        success_statuses: Iterable[str] | None = None,
+        failure_statuses: Iterable[str] | None = None,
+        max_transient_errors: int = 5,
+        deferrable: bool | None = None,
+        **kwargs: Any,
+    ) -> None:
+        from messaging_platform_provider.waiting import WaitRules
+
+        super().__init__(**kwargs)
+        self.action_id = action_id
+        self.schedule_id = schedule_id
+        self.messaging_platform_conn_id = messaging_platform_conn_id
+        self.account_id = account_id
+        self.rules = WaitRules.build(success_statuses, failure_statuses, max_transient_errors)
+        self.deferrable = default_deferrable() if deferrable is None else deferrable
+
+    @property
+    def account(self) -> int | None:
+        return int(self.account_id) if self.account_id not in (None, "") else None
+
+    @cached_property
+    def hook(self) -> MessagingPlatformHook:
+        from messaging_platform_provider.client.retry import RetryPolicy
+        from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+
+        # One attempt per poke, as the trigger makes one per poll: the shared rules count transient errors.
+        return MessagingPlatformHook(self.messaging_platform_conn_id, retry_policy=RetryPolicy(max_attempts=1))
+
+    @cached_property
+    def watch(self) -> Watch:
+        from messaging_platform_provider.waiting import Watch
+
+        return Watch(self.rules, self.action_id, [self.schedule_id])
+
+    def execute(self, context: Context) -> Any:
+        if not self.deferrable:
+            return super().execute(context)
+        from messaging_platform_provider.triggers.schedule import MessagingPlatformScheduleTrigger
+        from messaging_platform_provider.waiting import deadline_after
+
+        self.defer(
+            trigger=MessagingPlatformScheduleTrigger(
+                conn_id=self.messaging_platform_conn_id,
+                action_id=self.action_id,
+                schedule_ids=[self.schedule_id],
+                account_id=self.account,
+                success_statuses=self.rules.success,
+                failure_statuses=self.rules.failure,
+                max_transient_errors=self.rules.max_transient_errors,
+                poll_interval=float(self.poke_interval),
+                deadline=deadline_after(float(self.timeout)),
+            ),
+            method_name="execute_complete",
+            timeout=timedelta(seconds=float(self.timeout)),
+        )
+
+    def poke(self, context: Context) -> bool | PokeReturnValue:
+        from messaging_platform_provider.hooks.schedule_wait import poll_round
+
+        step = poll_round(self.hook, self.watch, self.account, self.log)
+        if step is None:
+            return False
+        schedules = conclude(self.watch.payload(step), sensor=True)  # raises exactly as after the trigger's event
+        return PokeReturnValue(is_done=True, xcom_value=schedules.get(str(self.schedule_id)))
+
+    def execute_complete(self, context: Context, event: dict[str, Any]) -> Any:
+        return conclude(event, sensor=True).get(str(self.schedule_id))

@@ -1,0 +1,90 @@
+"""The deferrable half of waiting on action schedules; decisions come from ``waiting.decide``."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterable
+from typing import Any
+
+from airflow.triggers.base import BaseTrigger, TriggerEvent
+
+from messaging_platform_provider.client.errors import MessagingPlatformApiError
+from messaging_platform_provider.waiting import WaitRules, Watch, seconds_left, timeout_step
+
+
+class MessagingPlatformScheduleTrigger(BaseTrigger):
+    """
+    Poll schedules of one action until their ProcessStatus is terminal, without blocking the event loop.
+
+    :param conn_id: ``messaging_platform`` connection; triggers of one connection share one HTTP pool.
+    :param action_id: the action the schedules belong to.
+    :param schedule_ids: the schedules to wait on; the wait succeeds when all succeeded, fails on the first failure.
+    :param deadline: absolute UTC instant (ISO text) after which the trigger reports ``timeout``; ``None``: no limit.
+    """
+
+    def __init__(
+        self,
+        *,
+        conn_id: str,
+        action_id: int | str,
+        schedule_ids: Iterable[int | str],
+        account_id: int | None = None,
+        success_statuses: Iterable[str] | None = None,
+        failure_statuses: Iterable[str] | None = None,
+        max_transient_errors: int = 5,
+        poll_interval: float = 10.0,
+        deadline: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.conn_id = conn_id
+        self.action_id = action_id
+        self.schedule_ids = [str(s) for s in schedule_ids]
+        self.account_id = account_id
+        self.rules = WaitRules.build(success_statuses, failure_statuses, max_transient_errors)
+        self.poll_interval = float(poll_interval)
+        self.deadline = deadline
+
+    def serialize(self) -> tuple[str, dict[str, Any]]:
+        return (
+            f"{type(self).__module__}.{type(self).__qualname__}",
+            {
+                "conn_id": self.conn_id,
+                "action_id": self.action_id,
+                "schedule_ids": list(self.schedule_ids),
+                "account_id": self.account_id,
+                "success_statuses": list(self.rules.success),
+                "failure_statuses": list(self.rules.failure),
+                "max_transient_errors": self.rules.max_transient_errors,
+                "poll_interval": self.poll_interval,
+                "deadline": self.deadline,
+            },
+        )
+
+    async def run(self) -> AsyncIterator[TriggerEvent]:
+        from messaging_platform_provider.triggers.pool import shared_client
+
+        watch = Watch(self.rules, self.action_id, self.schedule_ids)
+        async with shared_client(self.conn_id) as client:
+            while True:
+                for schedule_id in watch.pending():
+                    try:
+                        schedule = await client.call(
+                            "get_schedule",
+                            account_id=self.account_id,
+                            action_id=self.action_id,
+                            schedule_id=schedule_id,
+                        )
+                        warning = watch.record(schedule_id, schedule=schedule)
+                    except MessagingPlatformApiError as exc:
+                        warning = watch.record(schedule_id, error_status=exc.status, error_text=str(exc))
+                    if warning:
+                        self.log.warning(warning)
+                final = watch.verdict()
+                left = seconds_left(self.deadline)
+                if final is None and left is not None and left <= 0:
+                    final = timeout_step(self.deadline)
+                if final is not None:
+                    yield TriggerEvent(watch.payload(final))
+                    return
+                pause = watch.pause(self.poll_interval)
+                await asyncio.sleep(pause if left is None else max(0.0, min(pause, left)))

@@ -1,0 +1,213 @@
+"""
+Waiting on action schedules: the one decision function and the one error classification that the sync sensor,
+the deferrable trigger and the create-and-wait operators all use, so the paths cannot decide differently.
+
+No Airflow import: the trigger runs it in the triggerer's event loop, the sensor in a worker.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from messaging_platform_provider.client.errors import MessagingPlatformValidationError
+from messaging_platform_provider.client.retry import RetryPolicy
+
+PROCESS_STATUSES = ("Pending", "Processing", "Completed", "Aborted", "Failed")
+DEFAULT_SUCCESS = ("Completed",)
+DEFAULT_FAILURE = ("Failed", "Aborted")
+
+
+class Outcome(str, enum.Enum):
+    SUCCESS = "success"
+    FAILURE = "failure"
+    WAIT = "wait"
+    TIMEOUT = "timeout"
+
+
+class ErrorClass(str, enum.Enum):
+    TRANSIENT = "transient"  # no answer, 429, 5xx: poll again after a backoff, a bounded number of times
+    FATAL = "fatal"  # 401, 403, 404 and every other 4xx: waiting longer cannot help
+
+
+def classify_error(status: int | None) -> ErrorClass:
+    """The error classification shared by every waiting path."""
+    if status is None or status == 429 or status >= 500:
+        return ErrorClass.TRANSIENT
+    return ErrorClass.FATAL
+
+
+@dataclass(frozen=True)
+class WaitRules:
+    """Which ProcessStatus values end the wait, and how many transient errors in a row are tolerated."""
+
+    success: tuple[str, ...] = DEFAULT_SUCCESS
+    failure: tuple[str, ...] = DEFAULT_FAILURE
+    max_transient_errors: int = 5
+    backoff: RetryPolicy = field(default_factory=lambda: RetryPolicy(backoff_base=1.0, backoff_max=30.0))
+
+    def __post_init__(self) -> None:
+        if not self.success:
+            raise MessagingPlatformValidationError("success_statuses", "needs at least one status", PROCESS_STATUSES)
+        overlap = set(self.success) & set(self.failure)
+        if overlap:
+            raise MessagingPlatformValidationError(
+                "success_statuses", f"{sorted(overlap)} cannot also be failure statuses"
+            )
+        if self.max_transient_errors < 0:
+            raise MessagingPlatformValidationError("max_transient_errors", "must be at least 0")
+
+    @classmethod
+    def build(
+        cls, success: Iterable[str] | None, failure: Iterable[str] | None, max_transient_errors: int = 5
+    ) -> WaitRules:
+        return cls(
+            tuple(success) if success is not None else DEFAULT_SUCCESS,
+            tuple(failure) if failure is not None else DEFAULT_FAILURE,
+            max_transient_errors,
+        )
+
+
+@dataclass(frozen=True)
+class Step:
+    """What one poll decided. ``errors`` is the count of transient errors in a row after this poll."""
+
+    outcome: Outcome
+    message: str
+    errors: int = 0
+    status: str | None = None
+    unknown_status: bool = False
+    retry_in: float | None = None  # seconds to wait before the next poll after a transient error
+
+
+def decide(
+    rules: WaitRules,
+    *,
+    schedule: Mapping[str, Any] | None = None,
+    error_status: int | None = None,
+    error_text: str = "",
+    errors: int = 0,
+    label: str = "schedule",
+) -> Step:
+    """
+    Judge one poll: either the schedule answered (``schedule``) or the call failed (``error_status``, ``None``
+    when no answer arrived). Success and failure statuses end the wait; any other status waits, and a status
+    outside ``PROCESS_STATUSES`` is flagged so the caller can log it once.
+    """
+    if schedule is None:
+        if classify_error(error_status) is ErrorClass.FATAL:
+            return Step(Outcome.FAILURE, f"{label}: {error_text or f'HTTP {error_status}'}; waiting cannot help")
+        count = errors + 1
+        if count > rules.max_transient_errors:
+            return Step(
+                Outcome.FAILURE,
+                f"{label}: {count} transient errors in a row (limit {rules.max_transient_errors}): {error_text}",
+                count,
+            )
+        return Step(Outcome.WAIT, f"{label}: transient error {count}: {error_text}", count,
+                    retry_in=rules.backoff.backoff(count))  # fmt: skip
+    status = str(schedule.get("ProcessStatus"))
+    if status in rules.success:
+        return Step(Outcome.SUCCESS, f"{label} ended {status}", status=status)
+    if status in rules.failure:
+        return Step(Outcome.FAILURE, f"{label} ended {status}", status=status)
+    unknown = status not in PROCESS_STATUSES
+    return Step(Outcome.WAIT, f"{label} is {status}", status=status, unknown_status=unknown)
+
+
+def combine(steps: Mapping[str, Step]) -> Step | None:
+    """For several schedules: the first failure ends the wait; success only when every one succeeded."""
+    for step in steps.values():
+        if step.outcome is Outcome.FAILURE:
+            return step
+    if steps and all(step.outcome is Outcome.SUCCESS for step in steps.values()):
+        return Step(Outcome.SUCCESS, "; ".join(s.message for s in steps.values()))
+    return None
+
+
+def deadline_after(seconds: float | None, now: datetime | None = None) -> str | None:
+    """An absolute UTC instant ``seconds`` from now, as ISO text (survives serialisation and restarts)."""
+    if seconds is None:
+        return None
+    start = now or datetime.now(timezone.utc)
+    return datetime.fromtimestamp(start.timestamp() + float(seconds), timezone.utc).isoformat()
+
+
+def seconds_left(deadline: str | None, now: datetime | None = None) -> float | None:
+    if deadline is None:
+        return None
+    end = datetime.fromisoformat(deadline)
+    return (end - (now or datetime.now(timezone.utc))).total_seconds()
+
+
+def event_payload(outcome: Outcome, message: str, schedules: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The trigger's event, and what the worker reads back (``operators.waiting.conclude``)."""
+    return {"outcome": outcome.value, "message": message, "schedules": dict(schedules or {})}
+
+
+def timeout_step(deadline: str | None) -> Step:
+    return Step(Outcome.TIMEOUT, f"deadline {deadline} passed while waiting")
+
+
+class Watch:
+    """
+    The bookkeeping of one wait on several schedules, shared by the sync and async loops: they only differ in
+    how they fetch a schedule, then hand the answer (or the error) to ``record``.
+    """
+
+    def __init__(self, rules: WaitRules, action_id: int | str, schedule_ids: Iterable[int | str]) -> None:
+        self.rules = rules
+        self.action_id = action_id
+        self.schedule_ids = [str(s) for s in schedule_ids]
+        self.steps: dict[str, Step] = {}
+        self.errors: dict[str, int] = dict.fromkeys(self.schedule_ids, 0)
+        self.last: dict[str, dict[str, Any]] = {}  # the latest answer per schedule
+        self._unknown_logged: set[str] = set()
+
+    def pending(self) -> list[str]:
+        return [s for s in self.schedule_ids if s not in self.steps or self.steps[s].outcome is not Outcome.SUCCESS]
+
+    def record(
+        self,
+        schedule_id: str,
+        *,
+        schedule: Mapping[str, Any] | None = None,
+        error_status: int | None = None,
+        error_text: str = "",
+    ) -> str | None:
+        """Judge one poll of ``schedule_id``; returns a warning to log when a status is unknown (once each)."""
+        label = f"schedule {schedule_id} of action {self.action_id}"
+        step = decide(
+            self.rules,
+            schedule=schedule,
+            error_status=error_status,
+            error_text=error_text,
+            errors=self.errors[schedule_id],
+            label=label,
+        )
+        self.errors[schedule_id] = step.errors
+        self.steps[schedule_id] = step
+        if schedule is not None:
+            self.last[schedule_id] = dict(schedule)
+        if step.unknown_status and schedule_id not in self._unknown_logged:
+            self._unknown_logged.add(schedule_id)
+            return f"{label} has an unknown ProcessStatus {step.status!r}; still waiting"
+        return None
+
+    def verdict(self) -> Step | None:
+        return combine(self.steps) if not self.pending() or any(
+            s.outcome is Outcome.FAILURE for s in self.steps.values()
+        ) else None  # fmt: skip
+
+    def pause(self, poll_interval: float) -> float:
+        retries = [s.retry_in for s in self.steps.values() if s.retry_in is not None and s.outcome is Outcome.WAIT]
+        return min([poll_interval, *retries])
+
+    def payload(self, step: Step) -> dict[str, Any]:
+        """The trigger event / sync result: outcome, message and the latest answer of every schedule."""
+        payload = event_payload(step.outcome, step.message, self.last)
+        payload["ended_status"] = step.status  # set when a ProcessStatus (not an error) decided the wait
+        return payload
