@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from messaging_platform_provider.client.operations import OPERATIONS, SPEC_OPERATIONS, Operation
+from messaging_platform_provider.client.operations import OPERATIONS, Operation
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "operators.md"
 BEGIN, END = "<!-- operations:begin -->", "<!-- operations:end -->"
@@ -31,7 +31,7 @@ def _path(op: Operation) -> str:
 def table() -> str:
     rows = ["| resource | HTTP | hook method | operator | in spec §4 |", "|---|---|---|---|---|"]
     for op in OPERATIONS.values():
-        spec = "yes" if op.name in SPEC_OPERATIONS else "facts"
+        spec = "yes" if op.in_spec else "facts"
         rows.append(
             f"| {op.resource} | `{op.method} {_path(op)}` | `{op.name}` | `{operator_name(op.name)}` | {spec} |"
         )

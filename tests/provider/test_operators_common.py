@@ -18,6 +18,8 @@ REQUIRED = {
     "create_external_coupon_list": ("name",),
     "update_external_coupon_list": ("coupon_list_id",),
     "delete_external_coupon_list": ("coupon_list_id",),
+    "list_external_coupon_codes": ("coupon_list_id",),
+    "delete_external_coupon_code": ("coupon_list_id", "coupon_code"),
     "list_schedules": ("action_id",),
     "get_schedule": ("action_id", "schedule_id"),
     "create_schedule": ("action_id", "schedule_type", "run_at", "start_from"),
@@ -54,7 +56,7 @@ def operator_class(name: str) -> type:
 
 
 def test_the_table_covers_every_operation():
-    assert len(OPERATIONS) == 33
+    assert len(OPERATIONS) == 35
     assert set(REQUIRED) == set(OPERATIONS)
 
 

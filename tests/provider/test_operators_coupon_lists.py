@@ -9,8 +9,10 @@ from messaging_platform_provider.client import CreateOnce, MessagingPlatformApiE
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 from messaging_platform_provider.operators import (
     MessagingPlatformCreateExternalCouponListOperator,
+    MessagingPlatformDeleteExternalCouponCodeOperator,
     MessagingPlatformDeleteExternalCouponListOperator,
     MessagingPlatformGetExternalCouponListOperator,
+    MessagingPlatformListExternalCouponCodesOperator,
     MessagingPlatformListExternalCouponListsOperator,
     MessagingPlatformUpdateExternalCouponListOperator,
 )
@@ -183,3 +185,30 @@ def test_delete_external_coupon_list_missing_not_ok_fails(platform):
     with pytest.raises(MessagingPlatformApiError) as caught:
         run(op)
     assert caught.value.status == 404
+
+
+# -- codes of a list (platform facts) ----------------------------------------------------------------
+
+
+def test_list_external_coupon_codes(platform):
+    made = make_list(codes=["A1", "B2"])
+    clear_requests(platform)
+    result = run(MessagingPlatformListExternalCouponCodesOperator(task_id="codes", coupon_list_id=made["Id"]))
+    (record,) = platform.requests()
+    assert sent(record) == ("GET", f"{LISTS}/{made['Id']}/code", "")
+    assert_wire_headers(platform, record, with_body=False)
+    assert sorted(c["CouponCode"] for c in result) == ["A1", "B2"]
+    assert {c["ListId"] for c in result} == {made["Id"]}
+
+
+def test_delete_external_coupon_code_true_then_false(platform):
+    made = make_list(codes=["A1", "B2"])
+    clear_requests(platform)
+    op = MessagingPlatformDeleteExternalCouponCodeOperator(task_id="dc", coupon_list_id=made["Id"], coupon_code="A1")
+    assert run(op) is True
+    assert run(op) is False
+    first, second = platform.requests()
+    assert sent(first) == ("DELETE", f"{LISTS}/{made['Id']}/code/A1", "")
+    assert (first["status"], second["status"]) == (200, 404)
+    codes = MessagingPlatformHook().list_external_coupon_codes(made["Id"])
+    assert [c["CouponCode"] for c in codes] == ["B2"]

@@ -49,6 +49,7 @@ class Operation:
     secret_fields: tuple[str, ...] = ()
     dedupe: Dedupe | None = None
     resend_safe: bool = False
+    in_spec: bool = True  # False: documented by the platform facts only (read-backs the provider relies on)
 
     @property
     def idempotent(self) -> bool:
@@ -92,6 +93,11 @@ _DECLARED = (
               "Update a list and add coupon codes.", body="object"),
     Operation("delete_external_coupon_list", "external coupon list", "DELETE", _COUPON_LIST + "/{coupon_list_id}",
               "Delete a list and its coupon codes.", "none"),
+    Operation("list_external_coupon_codes", "external coupon list", "GET", _COUPON_LIST + "/{coupon_list_id}/code",
+              "List the coupon codes of a list.", "list", in_spec=False),
+    Operation("delete_external_coupon_code", "external coupon list", "DELETE",
+              _COUPON_LIST + "/{coupon_list_id}/code/{coupon_code}", "Delete one coupon code from a list.", "none",
+              in_spec=False),
     # Action schedules (spec 4.2)
     Operation("list_schedules", "action schedule", "GET", _SCHEDULE, "List the schedules of an action.", "list",
               int_params=_ints("action_id")),
@@ -152,11 +158,13 @@ _DECLARED = (
     Operation("attach_keyword_campaign", "keyword attachment", "POST", _KEYWORD,
               "Attach a campaign to a keyword.", body="scalar", resend_safe=True),
     # Read-back of callback records (platform facts, not in the spec's list): lets a retried create find its record.
-    Operation("list_callbacks", "callback record", "GET", _CALLBACK, "List callback records.", "list"),
-    Operation("get_callback", "callback record", "GET", _CALLBACK + "/{callback_id}", "Get one callback record."),
+    Operation("list_callbacks", "callback record", "GET", _CALLBACK, "List callback records.", "list",
+              in_spec=False),
+    Operation("get_callback", "callback record", "GET", _CALLBACK + "/{callback_id}", "Get one callback record.",
+              in_spec=False),
 )  # fmt: skip
 
 OPERATIONS: dict[str, Operation] = {op.name: op for op in _DECLARED}
 
-#: The 31 operations of the spec's section 4; ``OPERATIONS`` adds read-backs the facts document.
-SPEC_OPERATIONS = tuple(name for name in OPERATIONS if name not in ("list_callbacks", "get_callback"))
+#: The 31 operations of the spec's section 4; ``OPERATIONS`` adds what the platform facts document.
+SPEC_OPERATIONS = tuple(name for name, op in OPERATIONS.items() if op.in_spec)

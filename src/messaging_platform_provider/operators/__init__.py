@@ -30,8 +30,10 @@ from messaging_platform_provider.operators.contacts import (
 )
 from messaging_platform_provider.operators.coupon_lists import (
     MessagingPlatformCreateExternalCouponListOperator,
+    MessagingPlatformDeleteExternalCouponCodeOperator,
     MessagingPlatformDeleteExternalCouponListOperator,
     MessagingPlatformGetExternalCouponListOperator,
+    MessagingPlatformListExternalCouponCodesOperator,
     MessagingPlatformListExternalCouponListsOperator,
     MessagingPlatformUpdateExternalCouponListOperator,
 )
@@ -61,6 +63,7 @@ __all__ = [
     "MessagingPlatformCreatePushVoiceCallOperator",
     "MessagingPlatformCreateScheduleOperator",
     "MessagingPlatformDeleteCampaignOperator",
+    "MessagingPlatformDeleteExternalCouponCodeOperator",
     "MessagingPlatformDeleteExternalCouponListOperator",
     "MessagingPlatformDeletePushVoiceCallOperator",
     "MessagingPlatformDeleteScheduleOperator",
@@ -75,6 +78,7 @@ __all__ = [
     "MessagingPlatformListCallbacksOperator",
     "MessagingPlatformListCampaignsOperator",
     "MessagingPlatformListContactsOperator",
+    "MessagingPlatformListExternalCouponCodesOperator",
     "MessagingPlatformListExternalCouponListsOperator",
     "MessagingPlatformListFilterGroupsOperator",
     "MessagingPlatformListPushVoiceCallsOperator",

@@ -114,3 +114,35 @@ class MessagingPlatformDeleteExternalCouponListOperator(MessagingPlatformBaseOpe
         return hook.delete_external_coupon_list(
             self.coupon_list_id, missing_ok=self.missing_ok, account_id=self.account
         )
+
+
+class MessagingPlatformListExternalCouponCodesOperator(MessagingPlatformBaseOperator):
+    """List the codes of an external coupon list; returns the list. ``coupon_list_id`` is templated."""
+
+    operation = "list_external_coupon_codes"
+    template_fields = (*BASE_TEMPLATE_FIELDS, "coupon_list_id")
+
+    def __init__(self, *, coupon_list_id: int | str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.coupon_list_id = coupon_list_id
+
+    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        return hook.list_external_coupon_codes(self.coupon_list_id, account_id=self.account)
+
+
+class MessagingPlatformDeleteExternalCouponCodeOperator(MessagingPlatformBaseOperator):
+    """Delete one code from a list; returns ``True``, or ``False`` if it was already gone. Templated."""
+
+    operation = "delete_external_coupon_code"
+    template_fields = (*BASE_TEMPLATE_FIELDS, "coupon_list_id", "coupon_code")
+
+    def __init__(self, *, coupon_list_id: int | str, coupon_code: str, missing_ok: bool = True, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.coupon_list_id = coupon_list_id
+        self.coupon_code = coupon_code
+        self.missing_ok = missing_ok
+
+    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        return hook.delete_external_coupon_code(
+            self.coupon_list_id, self.coupon_code, missing_ok=self.missing_ok, account_id=self.account
+        )

@@ -73,3 +73,20 @@ class CouponListApi(ApiBase):
         return self._delete(
             "delete_external_coupon_list", missing_ok, account_id=account_id, coupon_list_id=coupon_list_id
         )
+
+    def list_external_coupon_codes(
+        self, coupon_list_id: int | str, *, account_id: int | None = None
+    ) -> list[dict[str, Any]]:
+        """The codes of a list (``CouponCode``, ``ContactId`` of whoever received it, ...)."""
+        return self._many("list_external_coupon_codes", account_id=account_id, coupon_list_id=coupon_list_id)
+
+    def delete_external_coupon_code(
+        self, coupon_list_id: int | str, coupon_code: str, *, missing_ok: bool = True, account_id: int | None = None
+    ) -> bool:
+        return self._delete(
+            "delete_external_coupon_code",
+            missing_ok,
+            account_id=account_id,
+            coupon_list_id=coupon_list_id,
+            coupon_code=coupon_code,
+        )
