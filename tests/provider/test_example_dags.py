@@ -37,7 +37,7 @@ def test_example_dag_runs_to_success(platform, airflow_db, capfd, dag_file):
     assert platform.requests(), "the DAG sent nothing to the emulator"
     assert platform.seed.api_secret not in captured.out + captured.err
     for ti in run.get_task_instances():
-        assert ti.state == "success", ti.task_id
+        assert ti.state in ("success", "skipped"), (ti.task_id, ti.state)
     # XCom, rendered fields and task logs all live under AIRFLOW_HOME (SQLite database and log folder).
     secret = platform.seed.api_secret.encode()
     leaks = [p for p in Path(os.environ["AIRFLOW_HOME"]).rglob("*") if p.is_file() and secret in p.read_bytes()]

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 from messaging_platform_provider.client.errors import MessagingPlatformApiError
 from messaging_platform_provider.client.operations import OPERATIONS, Dedupe
+from messaging_platform_provider.client.values import comparable
 
 MARKER_PREFIX = "af:"
 
@@ -60,24 +61,11 @@ def with_marker(body: Mapping[str, Any], field: str, once: CreateOnce) -> dict[s
     return marked
 
 
-#: Day lists the platform may reformat (spacing, case) and answers with the one-character placeholder "*"
-#: when they do not apply (spec 2.1).
-_DAY_FIELDS = ("WeekDay", "MonthDay")
-_EMPTY: tuple[Any, ...] = (None, [], "")
-
-
-def _normal(field: str, value: Any) -> Any:
-    if field in _DAY_FIELDS and isinstance(value, str):
-        value = value.replace(" ", "").upper()
-        return None if value in ("", "*") else value
-    return None if value in _EMPTY else value
-
-
 def matches(item: Mapping[str, Any], body: Mapping[str, Any], dedupe: Dedupe, once: CreateOnce) -> bool:
     """Marker in the marker field, or every match field equal (exactly, but for day lists' formatting)."""
     if dedupe.marker_field:
         return once.marker in str(item.get(dedupe.marker_field) or "")
-    return all(_normal(f, item.get(f)) == _normal(f, body.get(f)) for f in dedupe.match_fields)
+    return all(comparable(f, item.get(f)) == comparable(f, body.get(f)) for f in dedupe.match_fields)
 
 
 def _max_id(items: list[Any]) -> int:

@@ -149,3 +149,17 @@ def http_url(field: str, value: Any, suffixes: tuple[str, ...] = ()) -> str:
     if suffixes and not parts.path.lower().endswith(suffixes):
         raise MessagingPlatformValidationError(field, f"{text!r} must point at a file ending in", suffixes)
     return text
+
+
+#: Day lists the platform may reformat (spacing, case) and answers with the one-character placeholder "*"
+#: when they do not apply (spec 2.1).
+_DAY_FIELDS = ("WeekDay", "MonthDay")
+_EMPTY: tuple[Any, ...] = (None, [], "")
+
+
+def comparable(field: str, value: Any) -> Any:
+    """A field's value as sent or as answered, made comparable: empty is ``None``, day lists unformatted."""
+    if field in _DAY_FIELDS and isinstance(value, str):
+        value = value.replace(" ", "").upper()
+        return None if value in ("", "*") else value
+    return None if value in _EMPTY else value

@@ -1,0 +1,56 @@
+"""
+Keep an external coupon list in step with a CSV file, sending only the difference.
+
+The list is found by name (created if missing, retry-safe). Its current codes are read from the platform; codes in
+``data/coupon_codes.csv`` but not on the list are added with one update, codes on the list but no longer in the
+file are deleted one by one. A second run sends nothing but reads. Uses ``messaging_platform_default``.
+"""
+
+from __future__ import annotations
+
+import csv
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from airflow.sdk import Param, dag, task
+
+CODES_FILE = Path(__file__).parent / "data" / "coupon_codes.csv"
+
+
+@dag(
+    dag_id="messaging_platform_coupon_sync",
+    schedule="@hourly",
+    start_date=datetime(2026, 1, 1, tzinfo=timezone.utc),
+    catchup=False,
+    max_active_runs=1,
+    params={"list_name": Param("Synced coupon codes", type="string")},
+    tags=["messaging_platform", "example"],
+    doc_md=__doc__,
+)
+def messaging_platform_coupon_sync() -> None:
+    @task
+    def sync(params: dict[str, Any] | None = None) -> dict[str, Any]:
+        from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+
+        name = (params or {})["list_name"]
+        with CODES_FILE.open(newline="") as handle:
+            wanted = {row["CouponCodes"].strip() for row in csv.DictReader(handle) if row["CouponCodes"].strip()}
+        hook = MessagingPlatformHook()
+        found = [c for c in hook.list_external_coupon_lists() if c.get("Name") == name]
+        if not found:
+            created = hook.create_external_coupon_list(name, coupon_codes=sorted(wanted))
+            return {"list_id": created["Id"], "added": len(wanted), "removed": 0}
+        list_id = found[0]["Id"]
+        current = {c["CouponCode"] for c in hook.list_external_coupon_codes(list_id)}
+        to_add, to_remove = sorted(wanted - current), sorted(current - wanted)
+        if to_add:
+            hook.update_external_coupon_list(list_id, coupon_codes=to_add)
+        for code in to_remove:
+            hook.delete_external_coupon_code(list_id, code)
+        return {"list_id": list_id, "added": len(to_add), "removed": len(to_remove)}
+
+    sync()
+
+
+messaging_platform_coupon_sync()

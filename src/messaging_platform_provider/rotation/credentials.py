@@ -1,0 +1,63 @@
+"""The credential a target holds, and the masking every secret gets the moment it exists."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+def mask(secret: str | None) -> None:
+    """Register ``secret`` with Airflow's secrets masker (no-op outside Airflow or for empty values)."""
+    if not secret:
+        return
+    try:
+        from airflow.sdk.log import mask_secret
+    except ImportError:  # pragma: no cover - the client layer may run without Airflow
+        return
+    mask_secret(secret)
+
+
+@dataclass(frozen=True)
+class Credential:
+    """An API key (the HTTP Basic user name) and its secret. Neither ``repr`` nor ``str`` shows the secret."""
+
+    key: str
+    secret: str
+
+    def __post_init__(self) -> None:
+        mask(self.secret)
+
+    def __repr__(self) -> str:
+        return f"Credential(key={self.key!r}, secret='***')"
+
+    __str__ = __repr__
+
+
+def as_credential(value: Any) -> Credential | None:
+    """
+    What a target's reader returned, as a ``Credential``: a ``Credential``, a ``(key, secret)`` pair, a mapping
+    with ``key``/``secret`` (or ``login``/``password``), or ``None``/empty for "holds nothing".
+    """
+    if value is None:
+        return None
+    if isinstance(value, Credential):
+        return value
+    if isinstance(value, Mapping):
+        key = value.get("key", value.get("login"))
+        secret = value.get("secret", value.get("password"))
+    elif isinstance(value, (tuple, list)) and len(value) == 2:
+        key, secret = value
+    else:
+        raise TypeError(f"a target must return a Credential, a (key, secret) pair or a mapping, not {type(value)}")
+    if not key or not secret:
+        return None
+    return Credential(str(key), str(secret))
+
+
+def scrub(text: str, secrets: Iterable[str | None]) -> str:
+    """``text`` with every known secret replaced by ``***``: exception text of third-party code is not trusted."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    return text
