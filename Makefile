@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 UV_VERSION := 0.13.9
 STAMP := $(VENV)/.installed
 
-.PHONY: venv demo test lint typecheck pytest lock clean
+.PHONY: venv demo test lint typecheck pytest docs browser-test lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,10 +33,15 @@ pytest: venv
 
 test: lint typecheck pytest
 
+# The docs site, warnings as errors (the test suite builds it too).
+docs: venv
+	$(BIN)/sphinx-build -q -W --keep-going -b html docs build/docs
+	@echo "Docs: build/docs/index.html"
+
 # Re-pin every dependency after changing setup.cfg (run by hand, commit the result).
 lock: $(BIN)/python
 	$(BIN)/python -m pip install --quiet "uv==$(UV_VERSION)"
-	$(BIN)/uv pip compile --quiet --python $(BIN)/python setup.cfg --extra test -o requirements/constraints.txt
+	$(BIN)/uv pip compile --quiet --universal --python-version 3.10 setup.cfg --extra test -o requirements/constraints.txt
 
 clean:
 	rm -rf $(VENV) build .mypy_cache .ruff_cache .pytest_cache

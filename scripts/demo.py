@@ -3,8 +3,9 @@ Run every example DAG in ``dags/`` with ``airflow dags test`` against a freshly 
 
 Steps: start the emulator on a free port (its connection URI goes to a 0600 file, never to the screen), make a
 throwaway AIRFLOW_HOME with a SQLite metadata database, point ``messaging_platform_default`` at the emulator
-through an environment variable, run each DAG, print a table of DAG id, final state and duration, scan all
-output and log files for the API secret, stop the emulator. Exits non-zero if any DAG fails or the secret leaks.
+through an environment variable, run each DAG, print a table of DAG id, final state, duration and what it created
+on the platform (from the emulator's request record), scan all output and log files for the API secret, stop the
+emulator. Exits non-zero if any DAG fails or the secret leaks.
 The convention is one DAG per file, named like its DAG id.
 """
 
@@ -16,8 +17,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
+
+import requests
 
 REPO = Path(__file__).resolve().parent.parent
 DAGS = REPO / "dags"
@@ -52,6 +56,17 @@ def run(cmd: list[str], env: dict[str, str], log: Path) -> tuple[int, float]:
     return code, time.monotonic() - started
 
 
+def created_since(control: str, seq: int) -> tuple[str, int]:
+    """What the platform created since request ``seq``: a count per resource, from the emulator's record."""
+    records = requests.get(f"{control}/requests", params={"since": seq}, timeout=10).json()
+    counts: Counter[str] = Counter()
+    for record in records:
+        if record["method"] == "POST" and record["status"] == 201:
+            counts[next(p for p in reversed(record["path"].split("/")) if p and not p.isdigit())] += 1
+    last = max((r["seq"] for r in records), default=seq)
+    return ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())) or "-", last
+
+
 def leaked_files(secret: str, roots: list[Path]) -> list[Path]:
     hits = []
     for root in roots:
@@ -79,7 +94,9 @@ def main() -> int:
         "AIRFLOW__CORE__LOAD_EXAMPLES": "False",
         "AIRFLOW_CONN_MESSAGING_PLATFORM_DEFAULT": uri,
     }
-    results: list[tuple[str, str, float]] = []
+    control = parse_qs(urlsplit(uri).query)["base_url"][0].removesuffix("/api/v2.1") + "/_emulator"
+    seq = 0
+    results: list[tuple[str, str, float, str]] = []
     try:
         code, took = run([str(BIN / "airflow"), "db", "migrate"], env, home / "db-migrate.log")
         print(f"Metadata database ready in {took:.1f} s" if code == 0 else "airflow db migrate failed")
@@ -89,7 +106,8 @@ def main() -> int:
         for dag_id in dag_ids:
             log = home / f"{dag_id}.log"
             code, took = run([str(BIN / "airflow"), "dags", "test", dag_id], env, log)
-            results.append((dag_id, "success" if code == 0 else "failed", took))
+            created, seq = created_since(control, seq)
+            results.append((dag_id, "success" if code == 0 else "failed", took, created))
             if code != 0:
                 print(f"--- last lines of {log} ---")
                 print("\n".join(log.read_text().splitlines()[-60:]))
@@ -97,13 +115,13 @@ def main() -> int:
         emulator.terminate()
         emulator.wait(timeout=15)
 
-    width = max([len("DAG id"), *(len(d) for d, _, _ in results)])
-    print(f"\n{'DAG id':<{width}}  {'state':<8}  duration")
-    for dag_id, state, took in results:
-        print(f"{dag_id:<{width}}  {state:<8}  {took:6.1f} s")
+    width = max([len("DAG id"), *(len(d) for d, *_ in results)])
+    print(f"\n{'DAG id':<{width}}  {'state':<8}  {'duration':>8}  created on the platform")
+    for dag_id, state, took, created in results:
+        print(f"{dag_id:<{width}}  {state:<8}  {took:6.1f} s  {created}")
     leaks = leaked_files(secret, [home]) if secret else []
     print(f"\nSecret scan of {home} (DAG output and task logs): {'LEAKED in ' + str(leaks) if leaks else 'clean'}")
-    ok = bool(results) and all(state == "success" for _, state, _ in results) and not leaks
+    ok = bool(results) and all(state == "success" for _, state, *_ in results) and not leaks
     if ok:
         shutil.rmtree(home, ignore_errors=True)
     else:
