@@ -33,6 +33,11 @@ pytest: venv
 
 test: lint typecheck pytest
 
+# The connection form in headless Chromium (Debian's package; installed here when missing and we are root).
+browser-test: venv
+	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || { echo "browser-test needs Debian's chromium package (apt-get install chromium)"; exit 1; }
+	$(BIN)/pytest -m browser tests/browser
+
 # The docs site, warnings as errors (the test suite builds it too).
 docs: venv
 	$(BIN)/sphinx-build -q -W --keep-going -b html docs build/docs
