@@ -124,7 +124,9 @@ def combine(steps: Mapping[str, Step]) -> Step | None:
         if step.outcome is Outcome.FAILURE:
             return step
     if steps and all(step.outcome is Outcome.SUCCESS for step in steps.values()):
-        return Step(Outcome.SUCCESS, "; ".join(s.message for s in steps.values()))
+        statuses = {step.status for step in steps.values()}
+        status = statuses.pop() if len(statuses) == 1 else None
+        return Step(Outcome.SUCCESS, "; ".join(s.message for s in steps.values()), status=status)
     return None
 
 

@@ -1,4 +1,5 @@
-"""/_emulator control routes: seed, reset, accounts, faults, request record, clock, schedule lifecycle.
+"""/_emulator control routes: seed, reset, accounts, faults, request record, clock, schedule lifecycle, TCP
+connection counts.
 
 Never authenticated, faulted or recorded. Errors use FastAPI's usual ``{"detail": ...}`` body.
 """
@@ -16,6 +17,7 @@ from ..faults import FaultRule
 from ..lifecycle import Outcome
 from ..middleware import API_PREFIX
 from ..services.schedules import ScheduleFinished, ScheduleNotFound
+from ..transport import connection_counter
 from .deps import EmulatorDep
 
 router = APIRouter(tags=["emulator control"])
@@ -58,7 +60,19 @@ async def seed(request: Request, emulator: EmulatorDep) -> dict[str, Any]:
 @router.post("/reset")
 async def reset(request: Request, emulator: EmulatorDep) -> dict[str, Any]:
     emulator.reset()
+    counter = connection_counter(request.scope)
+    if counter is not None:
+        counter.reset()
     return {**emulator.seed.to_dict(), "base_url": _base_url(request)}
+
+
+@router.get("/connections")
+async def connections(request: Request) -> dict[str, int]:
+    """TCP connections opened since start or reset, open now, and the most open at once."""
+    counter = connection_counter(request.scope)
+    if counter is None:
+        raise HTTPException(501, "connection counting needs the server from messaging_platform_emulator.server")
+    return counter.to_dict()
 
 
 @router.post("/accounts", status_code=201)

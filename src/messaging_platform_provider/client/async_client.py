@@ -7,6 +7,7 @@ to the caller's polling loop, which classifies errors with ``waiting.classify_er
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from typing import Any
 
@@ -36,6 +37,8 @@ class AsyncMessagingPlatformClient:
     ) -> None:
         self.base_url = normalize_base_url(base_url)
         self.account_id = account_id
+        self.max_connections = max_connections
+        self._slots: asyncio.Semaphore | None = None
         self._http = httpx.AsyncClient(
             auth=(api_key, api_secret),
             headers={**JSON_HEADERS, "User-Agent": USER_AGENT},
@@ -62,10 +65,15 @@ class AsyncMessagingPlatformClient:
         if account is None:
             raise MessagingPlatformValidationError("account_id", "is not set on the task or the connection")
         prepared = prepare(op, self.base_url, {"account_id": account, **path_params}, body, query)
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.max_connections)
         try:
-            response = await self._http.request(
-                prepared.method, prepared.url, params=prepared.params or None, content=prepared.content
-            )
+            # Callers beyond the pool size wait here, in one cheap FIFO, rather than in httpcore's pool queue,
+            # which rescans every waiting request whenever a connection frees up.
+            async with self._slots:
+                response = await self._http.request(
+                    prepared.method, prepared.url, params=prepared.params or None, content=prepared.content
+                )
         except httpx.TransportError as exc:
             raise MessagingPlatformApiError(
                 method=prepared.method, path=prepared.path, status=None, reason=type(exc).__name__

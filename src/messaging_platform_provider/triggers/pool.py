@@ -63,6 +63,7 @@ async def shared_client(conn_id: str) -> AsyncIterator[AsyncMessagingPlatformCli
         entry.users -= 1
         if entry.users == 0 and _ENTRIES.get(key) is entry:
             del _ENTRIES[key]
+            _LOCKS.pop(key, None)
             await entry.client.aclose()
 
 

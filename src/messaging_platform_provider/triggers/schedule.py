@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
@@ -10,6 +11,8 @@ from airflow.triggers.base import BaseTrigger, TriggerEvent
 
 from messaging_platform_provider.client.errors import MessagingPlatformApiError
 from messaging_platform_provider.waiting import WaitRules, Watch, seconds_left, timeout_step
+
+FIRST_POLL_SPREAD = 2.0  # seconds, at most
 
 
 class MessagingPlatformScheduleTrigger(BaseTrigger):
@@ -65,6 +68,8 @@ class MessagingPlatformScheduleTrigger(BaseTrigger):
 
         watch = Watch(self.rules, self.action_id, self.schedule_ids)
         async with shared_client(self.conn_id) as client:
+            # Triggers restored together (a triggerer start) would all poll at once: spread the first poll.
+            await asyncio.sleep(random.uniform(0, min(self.poll_interval, FIRST_POLL_SPREAD)))
             while True:
                 for schedule_id in watch.pending():
                     try:
