@@ -97,12 +97,21 @@ def main() -> int:
     control = parse_qs(urlsplit(uri).query)["base_url"][0].removesuffix("/api/v2.1") + "/_emulator"
     seq = 0
     results: list[tuple[str, str, float, str]] = []
+    api_server = None
     try:
         code, took = run([str(BIN / "airflow"), "db", "migrate"], env, home / "db-migrate.log")
         print(f"Metadata database ready in {took:.1f} s" if code == 0 else "airflow db migrate failed")
         if code != 0:
             print((home / "db-migrate.log").read_text()[-3000:])
             return 1
+        # The key-rotation example writes the new secret through Airflow's REST API: give it a real API server
+        # on this home, and the database connection it rotates.
+        os.environ["AIRFLOW_HOME"] = str(home)  # whatever of Airflow this process loads stays in the demo home
+        from messaging_platform_emulator.airflow_api_server import start_for_rotation_example
+
+        api_server = start_for_rotation_example(home, env, uri)
+        print(f"Airflow API server for the rotation example: {api_server.url}")
+        _, seq = created_since(control, seq)  # the table counts only what each DAG created
         for dag_id in dag_ids:
             log = home / f"{dag_id}.log"
             code, took = run([str(BIN / "airflow"), "dags", "test", dag_id], env, log)
@@ -112,6 +121,8 @@ def main() -> int:
                 print(f"--- last lines of {log} ---")
                 print("\n".join(log.read_text().splitlines()[-60:]))
     finally:
+        if api_server is not None:
+            api_server.stop()
         emulator.terminate()
         emulator.wait(timeout=15)
 
@@ -119,8 +130,15 @@ def main() -> int:
     print(f"\n{'DAG id':<{width}}  {'state':<8}  {'duration':>8}  created on the platform")
     for dag_id, state, took, created in results:
         print(f"{dag_id:<{width}}  {state:<8}  {took:6.1f} s  {created}")
-    leaks = leaked_files(secret, [home]) if secret else []
-    print(f"\nSecret scan of {home} (DAG output and task logs): {'LEAKED in ' + str(leaks) if leaks else 'clean'}")
+    # Every secret that went over the wire (the seeded key's, and the keys the rotation example made).
+    from messaging_platform_emulator.airflow_api_server import wire_secrets
+
+    secrets = {secret, *wire_secrets(control)} - {""}
+    leaks = sorted({str(p) for s in secrets for p in leaked_files(s, [home])})
+    print(
+        f"\nSecret scan of {home} for {len(secrets)} secrets (DAG output, task logs, metadata database): "
+        + (f"LEAKED in {leaks}" if leaks else "clean")
+    )
     ok = bool(results) and all(state == "success" for _, state, *_ in results) and not leaks
     if ok:
         shutil.rmtree(home, ignore_errors=True)

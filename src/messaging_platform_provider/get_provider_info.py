@@ -29,6 +29,7 @@ def get_provider_info() -> dict[str, Any]:
                     "messaging_platform_provider.operators.campaigns",
                     "messaging_platform_provider.operators.contacts",
                     "messaging_platform_provider.operators.coupon_lists",
+                    "messaging_platform_provider.operators.rotation",
                     "messaging_platform_provider.operators.schedules",
                     "messaging_platform_provider.operators.voice_calls",
                 ],

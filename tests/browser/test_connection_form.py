@@ -32,12 +32,8 @@ CHROMIUM_ARGS = [
 
 @pytest.fixture
 def api_server(platform, airflow_db, monkeypatch):
-    import sys
+    from messaging_platform_emulator.airflow_api_server import AirflowApiServer
 
-    sys.path.insert(0, str(REPO / "tests" / "provider"))
-    from airflow_api_server import AirflowApiServer
-
-    sys.path.pop(0)
     monkeypatch.setenv("AIRFLOW__CORE__TEST_CONNECTION", "Enabled")
     with AirflowApiServer(os.environ["AIRFLOW_HOME"]) as server:
         yield server

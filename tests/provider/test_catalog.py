@@ -38,7 +38,9 @@ def test_every_operation_has_a_hook_method_and_an_operator():
 def test_every_operator_is_exported_and_documented():
     exported = {n for n, obj in vars(operators).items() if inspect.isclass(obj) and n.endswith("Operator")}
     named = {operator_name(name) for name in OPERATIONS}
-    assert exported - {"MessagingPlatformBaseOperator", "MessagingPlatformCreateOperator"} == named
+    bases = {"MessagingPlatformBaseOperator", "MessagingPlatformCreateOperator"}
+    composite = {"MessagingPlatformRotateApiKeyOperator"}  # a sequence of operations, not one of them
+    assert exported - bases - composite == named
     for cls_name in named:
         assert getattr(operators, cls_name).__doc__, cls_name
 

@@ -22,7 +22,7 @@ def test_demo_runs_every_dag_to_success_without_showing_the_secret():
     dag_ids = sorted(p.stem for p in (REPO / "dags").glob("messaging_platform_*.py"))
     for dag_id in dag_ids:
         assert any(line.split()[:2] == [dag_id, "success"] for line in text.splitlines()), text[-4000:]
-    assert "(DAG output and task logs): clean" in text
+    assert "(DAG output, task logs, metadata database): clean" in text
     assert SECRET not in text
 
 

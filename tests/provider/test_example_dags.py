@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+pytest_plugins = ["airflow_api_server"]  # the rotation example needs a real Airflow API server
+
 REPO = Path(__file__).resolve().parents[2]
 DAG_FILES = sorted((REPO / "dags").glob("messaging_platform_*.py"))
 
@@ -28,7 +30,9 @@ def test_dag_files_import_without_errors_and_are_named_by_dag_id():
 
 
 @pytest.mark.parametrize("dag_file", DAG_FILES, ids=lambda p: p.stem)
-def test_example_dag_runs_to_success(platform, airflow_db, capfd, dag_file):
+def test_example_dag_runs_to_success(platform, airflow_db, capfd, dag_file, request):
+    if dag_file.stem == "messaging_platform_api_key_rotation":
+        request.getfixturevalue("rotation_example_connections")  # API server, airflow_api_default, the DB connection
     bag = load_dags()
     dag = bag.get_dag(dag_file.stem)
     run = dag.test()

@@ -37,6 +37,7 @@ from messaging_platform_provider.operators.coupon_lists import (
     MessagingPlatformListExternalCouponListsOperator,
     MessagingPlatformUpdateExternalCouponListOperator,
 )
+from messaging_platform_provider.operators.rotation import MessagingPlatformRotateApiKeyOperator
 from messaging_platform_provider.operators.schedules import (
     MessagingPlatformCreateScheduleOperator,
     MessagingPlatformDeleteScheduleOperator,
@@ -84,6 +85,7 @@ __all__ = [
     "MessagingPlatformListPushVoiceCallsOperator",
     "MessagingPlatformListSchedulesOperator",
     "MessagingPlatformRevokeApiKeyOperator",
+    "MessagingPlatformRotateApiKeyOperator",
     "MessagingPlatformUpdateCampaignCouponOperator",
     "MessagingPlatformUpdateCampaignOperator",
     "MessagingPlatformUpdateExternalCouponListOperator",

@@ -53,14 +53,25 @@ def _detail(response: requests.Response) -> str:
     return response.reason or ""
 
 
-def base_url_of(host: str | None, *, schema: str | None = None, port: int | None = None, scheme: Any = None) -> str:
-    """The API server's root URL from a connection's fields: a full URL in ``host``, or host, port and scheme."""
+def base_url_of(
+    host: str | None,
+    *,
+    schema: str | None = None,
+    port: int | None = None,
+    scheme: Any = None,
+    conn_type: str | None = None,
+) -> str:
+    """
+    The API server's root URL from a connection's fields: a full URL in ``host``, or host and port with the
+    scheme from extra ``scheme``, ``schema`` or the connection type (``https://host`` as a URI gives type https).
+    """
     if not host:
         raise ValueError("the Airflow API connection needs the API server's URL (or host) in its host field")
     if "://" in host:
         url = host
     else:
-        chosen = str(scheme or (schema if schema in ("http", "https") else "http"))
+        web = ("http", "https")
+        chosen = str(scheme or (schema if schema in web else None) or (conn_type if conn_type in web else "http"))
         url = f"{chosen}://{host}" + (f":{port}" if port else "")
     url = url.rstrip("/")
     return url[: -len("/api/v2")] if url.endswith("/api/v2") else url
@@ -114,7 +125,9 @@ class AirflowRestApi:
         extra = conn.extra_dejson
         timeout = float(extra.get("timeout", 30))
         return cls(
-            base_url_of(conn.host, schema=conn.schema, port=conn.port, scheme=extra.get("scheme")),
+            base_url_of(
+                conn.host, schema=conn.schema, port=conn.port, scheme=extra.get("scheme"), conn_type=conn.conn_type
+            ),
             username=conn.login or None,
             password=conn.password or None,
             access_token=extra.get("access_token") or None,
@@ -180,6 +193,10 @@ class AirflowRestApi:
             if response.status_code >= 400:
                 raise AirflowApiError(method, path, response.status_code, _detail(response))
             return response
+
+    def get(self, path: str, params: Any = None) -> Any:
+        """``GET`` any path of the API (``/api/v2/...``) and return the decoded JSON."""
+        return self._send("GET", path, params=params).json()
 
     # -- connections -----------------------------------------------------------------------------------------
 

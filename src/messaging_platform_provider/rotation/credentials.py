@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 
 def mask(secret: str | None) -> None:
-    """Register ``secret`` with Airflow's secrets masker (no-op outside Airflow or for empty values)."""
-    if not secret:
+    """
+    Register ``secret`` with Airflow's secrets masker. A no-op for empty values and in a process that has not
+    loaded Airflow (a script using the REST client): importing Airflow just to mask would read, and create, an
+    AIRFLOW_HOME.
+    """
+    if not secret or "airflow.sdk" not in sys.modules:
         return
-    try:
-        from airflow.sdk.log import mask_secret
-    except ImportError:  # pragma: no cover - the client layer may run without Airflow
-        return
+    from airflow.sdk.log import mask_secret
+
     mask_secret(secret)
 
 
