@@ -107,7 +107,7 @@ def main() -> int:
         # The key-rotation example writes the new secret through Airflow's REST API: give it a real API server
         # on this home, and the database connection it rotates.
         os.environ["AIRFLOW_HOME"] = str(home)  # whatever of Airflow this process loads stays in the demo home
-        from messaging_platform_emulator.airflow_api_server import start_for_rotation_example
+        from messaging_platform_emulator.airflow_api_server import start_for_rotation_example, wire_secrets
 
         api_server = start_for_rotation_example(home, env, uri)
         print(f"Airflow API server for the rotation example: {api_server.url}")
@@ -120,6 +120,8 @@ def main() -> int:
             if code != 0:
                 print(f"--- last lines of {log} ---")
                 print("\n".join(log.read_text().splitlines()[-60:]))
+        # Every secret that went over the wire: the seeded key's, and those of the keys the rotation example made.
+        secrets = {secret, *wire_secrets(control)} - {""}
     finally:
         if api_server is not None:
             api_server.stop()
@@ -130,10 +132,6 @@ def main() -> int:
     print(f"\n{'DAG id':<{width}}  {'state':<8}  {'duration':>8}  created on the platform")
     for dag_id, state, took, created in results:
         print(f"{dag_id:<{width}}  {state:<8}  {took:6.1f} s  {created}")
-    # Every secret that went over the wire (the seeded key's, and the keys the rotation example made).
-    from messaging_platform_emulator.airflow_api_server import wire_secrets
-
-    secrets = {secret, *wire_secrets(control)} - {""}
     leaks = sorted({str(p) for s in secrets for p in leaked_files(s, [home])})
     print(
         f"\nSecret scan of {home} for {len(secrets)} secrets (DAG output, task logs, metadata database): "
