@@ -212,4 +212,5 @@ class Watch:
         """The trigger event / sync result: outcome, message and the latest answer of every schedule."""
         payload = event_payload(step.outcome, step.message, self.last)
         payload["ended_status"] = step.status  # set when a ProcessStatus (not an error) decided the wait
+        payload["action_id"] = self.action_id
         return payload

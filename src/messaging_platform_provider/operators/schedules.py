@@ -136,6 +136,10 @@ class MessagingPlatformCreateScheduleOperator(
     def with_final(self, result: Any, schedules: dict[str, Any]) -> Any:
         return schedules.get(str(result["Id"]), result)
 
+    def recover_result(self, event: dict[str, Any], schedules: dict[str, Any]) -> Any:
+        (schedule,) = schedules.values()  # the event carries the one schedule as last read
+        return schedule
+
 
 class MessagingPlatformUpdateScheduleOperator(_ScheduleDefinition, MessagingPlatformBaseOperator):
     """Replace a schedule's definition (same fields as create); returns it. Templated."""

@@ -118,6 +118,9 @@ class MessagingPlatformCreatePushVoiceCallOperator(WaitForSchedulesMixin, Messag
         latest = [schedules.get(str(s["Id"]), s) for s in result.get("Schedules") or []]
         return {**result, "Schedules": latest}
 
+    def recover_result(self, event: dict[str, Any], schedules: dict[str, Any]) -> Any:
+        return self.hook.get_push_voice_call(event["action_id"], account_id=self.account)
+
     def _create(self, hook: MessagingPlatformHook, context: Context) -> dict[str, Any]:
         return hook.create_push_voice_call(
             **self._kept(_CALL_FIELDS), execute=self.execute_now, once=self.once(context), account_id=self.account

@@ -39,7 +39,9 @@ async def _build(conn_id: str) -> AsyncMessagingPlatformClient:
         extras=await conn.aextra_dejson(),
         default_timeout=DEFAULT_TIMEOUT,
     )
-    return AsyncMessagingPlatformClient(
+    # Building an httpx client loads the CA bundle from disk: do it off the event loop.
+    return await asyncio.to_thread(
+        AsyncMessagingPlatformClient,
         settings.base_url,
         settings.api_key,
         settings.api_secret,

@@ -1,0 +1,231 @@
+"""
+``MessagingPlatformScheduleTrigger`` run in an event loop against the emulator, as the triggerer runs it:
+deadlines, transient errors, a rebuild from ``serialize()`` mid-wait, no blocking call, one pooled client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import importlib
+import json
+import logging
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+import requests
+from test_wait_helpers import PARKED, SOON, Lifecycle, WhenPolled, gets, schedule_path
+
+from messaging_platform_provider.client.async_client import DEFAULT_MAX_CONNECTIONS
+from messaging_platform_provider.triggers.pool import clients_open
+from messaging_platform_provider.triggers.schedule import MessagingPlatformScheduleTrigger
+from messaging_platform_provider.waiting import deadline_after, seconds_left
+
+CONN_ID = "messaging_platform_default"
+
+
+def trigger(schedule_ids: list[Any], action_id: Any = 5001, **kwargs: Any) -> MessagingPlatformScheduleTrigger:
+    values: dict[str, Any] = {
+        "conn_id": CONN_ID,
+        "action_id": action_id,
+        "schedule_ids": schedule_ids,
+        "poll_interval": 0.05,
+        "deadline": deadline_after(30),
+    }
+    values.update(kwargs)
+    return MessagingPlatformScheduleTrigger(**values)
+
+
+async def first_event(t: MessagingPlatformScheduleTrigger) -> dict[str, Any]:
+    """The trigger's first event (as the triggerer takes it), then the generator is closed."""
+    events = t.run()
+    try:
+        event = await anext(events)
+    finally:
+        await events.aclose()
+    payload: dict[str, Any] = event.payload
+    return payload
+
+
+def run_trigger(t: MessagingPlatformScheduleTrigger) -> dict[str, Any]:
+    return asyncio.run(first_event(t))
+
+
+# -- deadlines ------------------------------------------------------------------------------------
+
+
+def test_a_deadline_already_passed_polls_once_then_reports_timeout(platform):
+    schedule = Lifecycle(platform).new_schedule(**PARKED)
+    event = run_trigger(trigger([schedule["Id"]], deadline=deadline_after(-1)))
+    assert event["outcome"] == "timeout" and "deadline" in event["message"]
+    assert event["schedules"][str(schedule["Id"])]["ProcessStatus"] == "Pending"  # the one poll's answer
+    assert len(gets(platform, 5001, schedule["Id"])) == 1
+    assert clients_open() == 0
+
+
+def test_the_deadline_ends_a_wait_in_progress(platform):
+    schedule = Lifecycle(platform).new_schedule(**PARKED)
+    started = time.monotonic()
+    event = run_trigger(trigger([schedule["Id"]], deadline=deadline_after(0.4)))
+    assert event["outcome"] == "timeout"
+    assert 0.35 <= time.monotonic() - started < 3
+    assert len(gets(platform, 5001, schedule["Id"])) >= 3
+
+
+# -- transient errors -----------------------------------------------------------------------------
+
+
+def test_a_burst_of_transient_errors_is_survived(platform):
+    life = Lifecycle(platform)
+    schedule = life.new_schedule(**PARKED)
+    path = schedule_path(5001, schedule["Id"])
+    platform.fault(kind="status", status=503, count=3, method="GET", path=f"{path}$")
+    with WhenPolled(platform, {path: lambda: life.behave(schedule["Id"], outcome="Completed", **SOON)}):
+        event = run_trigger(trigger([schedule["Id"]], max_transient_errors=5))
+    assert event["outcome"] == "success"
+    assert event["schedules"][str(schedule["Id"])]["ProcessStatus"] == "Completed"
+    statuses = [r["status"] for r in gets(platform, 5001, schedule["Id"])]
+    assert statuses[:3] == [503, 503, 503] and set(statuses[3:]) == {200}
+
+
+def test_more_transient_errors_in_a_row_than_allowed_fail_the_wait(platform):
+    schedule = Lifecycle(platform).new_schedule(**PARKED)
+    path = schedule_path(5001, schedule["Id"])
+    platform.fault(kind="status", status=502, count=2, method="GET", path=f"{path}$")
+    platform.fault(kind="drop", count=2, method="GET", path=f"{path}$")
+    platform.fault(kind="retry_after", retry_after=0, count=10, method="GET", path=f"{path}$")
+    event = run_trigger(trigger([schedule["Id"]], max_transient_errors=5))
+    assert event["outcome"] == "failure" and event["ended_status"] is None
+    assert "6 transient errors in a row (limit 5)" in event["message"]
+    assert [r["status"] for r in gets(platform, 5001, schedule["Id"])][-2:] == [429, 429]
+    assert len(gets(platform, 5001, schedule["Id"])) == 6
+
+
+# -- serialisation: a trigger rebuilt mid-wait finishes the same wait -------------------------------------
+
+
+def test_a_trigger_rebuilt_from_serialize_mid_wait_finishes_it_with_the_same_deadline(platform):
+    from airflow.sdk.serde import deserialize, serialize
+
+    schedule = Lifecycle(platform).new_schedule(pending_seconds=1.0, processing_seconds=0.1, outcome="Completed")
+    original = trigger([schedule["Id"]], deadline=deadline_after(20))
+    deadline = datetime.fromisoformat(original.deadline)
+
+    async def scenario() -> tuple[dict[str, Any], MessagingPlatformScheduleTrigger, int]:
+        running = asyncio.create_task(first_event(original))
+        await asyncio.sleep(0.4)
+        assert not running.done() and clients_open() == 1
+        running.cancel()  # the triggerer stops it (restart, or the trigger moves to another triggerer)
+        with pytest.raises(asyncio.CancelledError):
+            await running
+        assert clients_open() == 0  # the pooled client closed with its last user
+        reads_before = len(gets(platform, 5001, schedule["Id"]))
+        classpath, kwargs = original.serialize()
+        kwargs = deserialize(serialize(kwargs))  # as stored in the metadata database and read back
+        module, _, name = classpath.rpartition(".")
+        cls = getattr(importlib.import_module(module), name)
+        rebuilt = cls(**kwargs)
+        return await first_event(rebuilt), rebuilt, reads_before
+
+    event, rebuilt, reads_before = asyncio.run(scenario())
+    assert reads_before >= 2  # the first trigger was really polling (Pending) when it was stopped
+    assert event["outcome"] == "success"
+    assert event["schedules"][str(schedule["Id"])]["ProcessStatus"] == "Completed"
+    assert len(gets(platform, 5001, schedule["Id"])) > reads_before
+    assert rebuilt.serialize() == original.serialize()
+    assert datetime.fromisoformat(rebuilt.deadline) == deadline  # the same absolute instant, not restarted
+    left = seconds_left(rebuilt.deadline, datetime.now(timezone.utc))
+    assert left is not None and left < 20 - 0.4
+
+
+# -- the event loop: nothing blocks it, and one connection shares one client -------------------------------
+
+
+@pytest.fixture
+def own_process_emulator(monkeypatch) -> Iterator[SimpleNamespace]:
+    """
+    An emulator in a process of its own, with ``messaging_platform_default`` pointing at it. The shared one serves
+    from a thread of the test process, whose request handling would hold the GIL against the event loop and
+    show up as slow steps that are not the trigger's.
+    """
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "messaging_platform_emulator", "--api-key", "wait-key", "--api-secret", "wait-secret"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith("Emulator base URL: "), line
+        base_url = line.split(": ", 1)[1].strip()
+        conn = {
+            "conn_type": "messaging_platform",
+            "login": "wait-key",
+            "password": "wait-secret",
+            "extra": {"base_url": base_url, "account_id": 1001},
+        }
+        monkeypatch.setenv("AIRFLOW_CONN_MESSAGING_PLATFORM_DEFAULT", json.dumps(conn))
+        yield SimpleNamespace(control=base_url.removesuffix("/api/v2.1") + "/_emulator")
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_fifty_triggers_share_one_client_and_never_block_the_loop(own_process_emulator, caplog):
+    life = Lifecycle(own_process_emulator)
+    life.clock(scale=0)  # every schedule starts its 0.8 s run at the same emulator instant, when the clock runs
+    ids = [life.new_schedule(pending_seconds=0.5, processing_seconds=0.3)["Id"] for _ in range(50)]
+    assert {life.status(5001, ids[0]), life.status(5001, ids[-1])} == {"Pending"}
+    caplog.set_level(logging.WARNING, logger="asyncio")
+
+    async def main() -> tuple[list[dict[str, Any]], list[int]]:
+        loop = asyncio.get_running_loop()
+        # The pooled client is built once per connection and loop (httpx loads the CA bundle, ~30 ms here):
+        # that one step is left out; every poll, backoff and event of the 50 triggers is judged.
+        loop.slow_callback_duration = 60.0
+        first = asyncio.create_task(first_event(trigger([ids[0]], poll_interval=0.1)))
+        while clients_open() == 0:
+            await asyncio.sleep(0.002)
+        loop.slow_callback_duration = 0.05
+        tasks = [first] + [asyncio.create_task(first_event(trigger([s], poll_interval=0.1))) for s in ids[1:]]
+        open_counts = []
+        while not all(t.done() for t in tasks):
+            await asyncio.sleep(0.02)
+            open_counts.append(clients_open())
+        return [t.result() for t in tasks], open_counts
+
+    # A full collection of this test process's heap (Airflow, the DAG bags of other tests) would stall the loop
+    # for a tenth of a second or more and be reported as a slow step of whichever trigger ran then.
+    gc.collect()
+    gc.freeze()
+    try:
+        life.clock(scale=1)
+        before = life.connections()
+        events, open_counts = asyncio.run(main(), debug=True)
+    finally:
+        gc.unfreeze()
+    after = life.connections()
+
+    slow = [r.getMessage() for r in caplog.records if r.name == "asyncio" and "took" in r.getMessage()]
+    assert slow == [], slow  # debug mode logs "Executing <...> took N seconds" for each blocking step
+    assert [e["outcome"] for e in events] == ["success"] * 50  # each after waiting through Pending and Processing
+    assert {int(s) for e in events for s in e["schedules"]} == set(ids)
+    records = requests.get(f"{own_process_emulator.control}/requests", timeout=10).json()
+    polls = [r for r in records if r["method"] == "GET" and "/schedule/" in r["path"]]
+    assert len(polls) - 2 >= 2 * 50  # less the 2 status checks above: the triggers polled twice each or more
+    # One client from the first trigger's start to the last one's end (the last samples may follow its close,
+    # while the last trigger's task is still finishing).
+    while open_counts and open_counts[-1] == 0:
+        open_counts.pop()
+    assert len(open_counts) >= 5 and set(open_counts) == {1}
+    assert clients_open() == 0
+    # At most DEFAULT_MAX_CONNECTIONS connections for 50 triggers (+1: the GET /connections that read "after").
+    assert after["opened"] - before["opened"] <= DEFAULT_MAX_CONNECTIONS + 1
+    assert after["peak_open"] <= max(before["peak_open"], before["open"] + DEFAULT_MAX_CONNECTIONS)
