@@ -18,6 +18,7 @@ from .routes import (
     contacts,
     control,
     control_data,
+    control_events,
     coupon_definitions,
     coupon_lists,
     filter_groups,
@@ -67,6 +68,7 @@ def create_app(emulator: Emulator | None = None) -> FastAPI:
         app.include_router(router, prefix=API_PREFIX)
     app.include_router(control.router, prefix="/_emulator")
     app.include_router(control_data.router, prefix="/_emulator")
+    app.include_router(control_events.router, prefix="/_emulator")
     app.add_middleware(TrafficMiddleware, faults=emulator.faults, recorder=emulator.recorder)
     app.add_exception_handler(PlatformError, _platform_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
