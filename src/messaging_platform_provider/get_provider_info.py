@@ -38,7 +38,10 @@ def get_provider_info() -> dict[str, Any]:
         "sensors": [
             {
                 "integration-name": "Messaging Platform",
-                "python-modules": ["messaging_platform_provider.sensors.schedule"],
+                "python-modules": [
+                    "messaging_platform_provider.sensors.callback",
+                    "messaging_platform_provider.sensors.schedule",
+                ],
             }
         ],
         "hooks": [
@@ -50,7 +53,10 @@ def get_provider_info() -> dict[str, Any]:
         "triggers": [
             {
                 "integration-name": "Messaging Platform",
-                "python-modules": ["messaging_platform_provider.triggers.schedule"],
+                "python-modules": [
+                    "messaging_platform_provider.triggers.callback",
+                    "messaging_platform_provider.triggers.schedule",
+                ],
             }
         ],
         "connection-types": [

@@ -1,0 +1,98 @@
+"""
+Event-driven: a run for each customer who texts the keyword JOIN.
+
+The platform POSTs a Keyword callback to the receiver (``messaging-platform-callbacks serve``, or the receiver
+mounted in Airflow's API server), which stores it. An ``AssetWatcher`` on the asset below runs
+``MessagingPlatformCallbackTrigger`` in the triggerer: every new stored Keyword callback for JOIN becomes one asset
+event, and each asset event schedules this DAG, with the callback in ``triggering_asset_events``.
+
+1. Check that the platform still has an active Keyword callback record (else nothing reaches the receiver).
+2. Read the callbacks that triggered the run and claim them, so a callback that reached Airflow twice (a triggerer
+   that died between Airflow storing the asset event and the trigger committing its position) is handled once.
+   Airflow may put several asset events in one run when they arrive faster than it schedules: every one is handled.
+3. Call each new subscriber with a welcome message (one mapped task per phone number; none when the run has no
+   callback, as when the DAG is run by hand).
+
+Setup, once: attach a campaign to the keyword and register the receiver's URL as a Keyword callback record (the
+``messaging_platform_campaign_launch`` example does both). Uses the connection ``messaging_platform_default`` and
+the configured callback store (``$MESSAGING_PLATFORM_CALLBACKS_DATABASE_URL``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from airflow.sdk import Asset, AssetWatcher, dag, task
+
+from messaging_platform_provider.operators import MessagingPlatformCreatePushVoiceCallOperator
+from messaging_platform_provider.triggers.callback import MessagingPlatformCallbackTrigger
+
+KEYWORD = "JOIN"
+CONSUMER = "messaging_platform_keyword_callbacks"
+
+keyword_texts = Asset(
+    "messaging_platform_keyword_join",
+    watchers=[
+        AssetWatcher(
+            name="keyword_join_callbacks",
+            trigger=MessagingPlatformCallbackTrigger(callback_types=["Keyword"], keywords=[KEYWORD], consumer=CONSUMER),
+        )
+    ],
+)
+
+
+@dag(
+    dag_id="messaging_platform_keyword_callbacks",
+    schedule=[keyword_texts],
+    start_date=datetime(2026, 1, 1, tzinfo=timezone.utc),
+    catchup=False,
+    tags=["messaging_platform", "example", "callbacks"],
+    doc_md=__doc__,
+)
+def messaging_platform_keyword_callbacks() -> None:
+    @task
+    def check_callback_record() -> bool:
+        from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+
+        records = MessagingPlatformHook().list_callbacks() or []
+        active = [r for r in records if r.get("CallbackType") == 1 and r.get("Active")]
+        if not active:
+            print("No active Keyword callback record: the platform is not sending keyword texts anywhere.")
+        return bool(active)
+
+    @task
+    def new_subscribers(triggering_asset_events: Any = None, run_id: str | None = None) -> list[dict[str, Any]]:
+        from messaging_platform_provider.callbacks.claims import callbacks_from_asset_events, claim_callbacks
+
+        try:
+            events = list(triggering_asset_events[keyword_texts]) if triggering_asset_events else []
+        except KeyError:
+            events = []
+        callbacks = callbacks_from_asset_events(events)
+        if not callbacks:
+            print("No keyword callback in this run (started by hand?): nothing to do.")
+            return []
+        mine = claim_callbacks(callbacks, consumer=CONSUMER, owner=str(run_id))
+        print(f"{len(callbacks)} callback(s) triggered this run, {len(mine)} not handled before.")
+        return [
+            {
+                "TransactionId": c["transaction_id"],
+                "PhoneNumber": c["payload"]["PhoneNumber"],
+                "ContactId": c["payload"].get("ContactId"),
+                "Keyword": c["payload"]["Keyword"],
+            }
+            for c in mine
+        ]
+
+    subscribers = new_subscribers()
+    welcome = MessagingPlatformCreatePushVoiceCallOperator.partial(
+        task_id="welcome_call",
+        channels=["+15125550100"],
+        message=f"Welcome! You joined with {KEYWORD}. Reply STOP to opt out.",
+        execute=True,
+    ).expand(targets=subscribers.map(lambda s: [s["PhoneNumber"]]))
+    check_callback_record() >> subscribers >> welcome
+
+
+messaging_platform_keyword_callbacks()

@@ -1,0 +1,118 @@
+"""Waiting for one platform callback (for example the Dialog answer of one phone number): poke or deferrable."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timedelta, timezone
+from typing import TYPE_CHECKING, Any
+
+from airflow.sdk import BaseSensorOperator, PokeReturnValue
+from airflow.sdk.exceptions import AirflowException, AirflowSensorTimeout
+
+from messaging_platform_provider.operators.waiting import default_deferrable
+
+if TYPE_CHECKING:
+    from airflow.sdk import Context
+
+
+class MessagingPlatformCallbackSensor(BaseSensorOperator):
+    """
+    Wait until the callback store holds a callback matching every given criterion, received at or after
+    ``received_after``; the XCom is that callback (``{"seq", "transaction_id", "callback_type", "account_id",
+    "received_at", "payload"}``; the payload without its CallbackToken).
+
+    The receiver (``messaging-platform-callbacks serve`` or the API server plugin) must write to the same store.
+
+    :param callback_type: name or number, e.g. ``"Dialog"``.
+    :param phone_number: the callback's PhoneNumber (compared on digits).
+    :param keyword: the callback's Keyword (case-insensitive).
+    :param account_id: the callback's AccountId.
+    :param received_after: an instant (ISO text or datetime; naive means UTC). Default: the start of the DAG run,
+        so that a retry, a reschedule or a deferral looks from the same point. Templated.
+    :param database_url: the store; ``None``: the configured one (see ``callbacks.settings``).
+    :param deferrable: wait in the triggerer (default ``[operators] default_deferrable``); the sensor's
+        ``timeout`` then becomes an absolute UTC deadline fixed when the wait starts.
+    """
+
+    template_fields: Sequence[str] = ("phone_number", "keyword", "account_id", "received_after")
+    ui_color = "#e8f5e9"
+
+    def __init__(
+        self,
+        *,
+        callback_type: int | str | Iterable[int | str] | None = None,
+        phone_number: str | None = None,
+        keyword: str | None = None,
+        account_id: int | str | None = None,
+        received_after: str | datetime | None = None,
+        database_url: str | None = None,
+        deferrable: bool | None = None,
+        **kwargs: Any,
+    ) -> None:
+        from messaging_platform_provider.callbacks.filters import CallbackFilter
+
+        super().__init__(**kwargs)
+        CallbackFilter.build(callback_types=callback_type)  # an unknown type fails when the DAG is parsed
+        self.callback_type = callback_type
+        self.phone_number = phone_number
+        self.keyword = keyword
+        self.account_id = account_id
+        self.received_after = received_after
+        self.database_url = database_url
+        self.deferrable = default_deferrable() if deferrable is None else deferrable
+
+    def filter_kwargs(self) -> dict[str, Any]:
+        from messaging_platform_provider.callbacks.filters import CallbackFilter
+
+        return CallbackFilter.build(
+            callback_types=self.callback_type,
+            keywords=self.keyword or None,
+            account_ids=self.account_id if self.account_id not in (None, "") else None,
+            phone_numbers=self.phone_number or None,
+        ).to_kwargs()
+
+    def since(self, context: Context) -> str:
+        if self.received_after not in (None, ""):
+            value = self.received_after
+            return value.isoformat() if isinstance(value, datetime) else str(value)
+        dag_run = context.get("dag_run")
+        start = getattr(dag_run, "start_date", None) or datetime.now(timezone.utc)
+        return start.isoformat()
+
+    def execute(self, context: Context) -> Any:
+        if not self.deferrable:
+            return super().execute(context)
+        from messaging_platform_provider.triggers.callback import MessagingPlatformCallbackSensorTrigger
+        from messaging_platform_provider.waiting import deadline_after
+
+        self.defer(
+            trigger=MessagingPlatformCallbackSensorTrigger(
+                filter_kwargs=self.filter_kwargs(),
+                received_after=self.since(context),
+                database_url=self.database_url,
+                poll_interval=float(self.poke_interval),
+                deadline=deadline_after(float(self.timeout)),
+            ),
+            method_name="execute_complete",
+            timeout=timedelta(seconds=float(self.timeout)),
+        )
+
+    def poke(self, context: Context) -> bool | PokeReturnValue:
+        from messaging_platform_provider.callbacks.filters import CallbackFilter
+        from messaging_platform_provider.callbacks.store import shared_store
+        from messaging_platform_provider.triggers.callback import find_callback
+
+        found = find_callback(
+            shared_store(self.database_url), CallbackFilter.build(**self.filter_kwargs()), self.since(context)
+        )
+        if found is None:
+            return False
+        return PokeReturnValue(is_done=True, xcom_value=found)
+
+    def execute_complete(self, context: Context, event: dict[str, Any]) -> Any:
+        outcome = event.get("outcome")
+        if outcome == "success":
+            return event["callback"]
+        if outcome == "timeout":
+            raise AirflowSensorTimeout(str(event.get("message", "timed out")))
+        raise AirflowException(f"unexpected event {event!r}")

@@ -1,0 +1,154 @@
+"""Helpers of the callback tests: payload builders, polling, and a harness that drives a watcher trigger the way
+Airflow 3.3's triggerer does."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Callable
+from datetime import datetime, timezone
+from typing import Any
+
+import requests
+
+TOKEN = "3f0e8c52-8d0a-4c55-9b7e-6a1f2d4c9e01"
+
+COMMON = ("AccountId", "CallbackTimestamp", "CallbackToken", "CallbackType", "CallbackURL", "TransactionId")
+FIELDS: dict[int, dict[str, Any]] = {
+    1: {
+        "CampaignId": 3001,
+        "ChannelId": 22,
+        "ContactId": 6001,
+        "Keyword": "JOIN",
+        "KeywordId": 8001,
+        "PhoneNumber": "+15550100000",
+        "SubscriptionId": 1,
+    },
+    3: {
+        "Answer": "Yes",
+        "QuestionCampaignId": 3002,
+        "QuestionText": "Do you like it?",
+        "ChannelId": 22,
+        "ContactId": 6002,
+        "PhoneNumber": "+15550100001",
+        "SubscriptionId": 1,
+        "DialogCampaignId": 3003,
+    },
+    6: {"ChannelId": 22, "ContactId": 6003, "PhoneNumber": "+15550100002", "SubscriptionId": 1},
+    8: {"Name": "Branch office", "ParentId": 1001},
+    11: {
+        "Message": "hello",
+        "ChannelId": 22,
+        "ContactId": 6004,
+        "PhoneNumber": "+15550100003",
+        "ChannelCode": "55222",
+        "AccountName": "Demo account",
+    },
+}
+
+
+def callback(callback_type: int = 1, *, token: str = TOKEN, **overrides: Any) -> dict[str, Any]:
+    """A valid callback body of the type, with a fresh TransactionId."""
+    body: dict[str, Any] = {
+        "AccountId": 1001,
+        "CallbackTimestamp": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S"),
+        "CallbackToken": token,
+        "CallbackType": callback_type,
+        "CallbackURL": "http://127.0.0.1/callbacks",
+        "TransactionId": str(uuid.uuid4()),
+        **FIELDS[callback_type],
+    }
+    body.update(overrides)
+    return body
+
+
+def post(url: str, body: Any, **kwargs: Any) -> requests.Response:
+    return requests.post(url, json=body, timeout=10, **kwargs)
+
+
+def wait_until(check: Callable[[], Any], timeout: float = 10.0, interval: float = 0.02) -> Any:
+    """Poll ``check`` until it returns something true; that value."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        time.sleep(interval)
+
+
+class TriggererHarness:
+    """
+    Runs an event trigger as ``TriggerRunner.run_trigger`` does on Airflow 3.3 (shared stream, ack mode): subscribe
+    through a ``SharedStreamManager``, feed the raw stream to ``filter_shared_stream``, bind each trigger event to
+    the raw event it came from, and confirm it persisted once ``persist`` (what the supervisor does:
+    ``Trigger.submit_event``) has stored it. ``crash`` drops everything not yet confirmed, like a killed triggerer.
+    """
+
+    def __init__(self, trigger: Any, *, trigger_id: int = 1, persist: Callable[[Any], None] | None = None) -> None:
+        from airflow.triggers.shared_stream import SharedStreamManager
+
+        self.trigger = trigger
+        self.trigger_id = trigger_id
+        self.persist = persist or (lambda event: None)
+        self.manager = SharedStreamManager(ack_timeout=30)
+        self.key = trigger.shared_stream_key()
+        assert self.key is not None
+        self.unconfirmed: list[tuple[Any, int | None]] = []
+        self.yielded: list[Any] = []
+        self.task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        stream = self.manager.subscribe(trigger_id=self.trigger_id, trigger=self.trigger, key=self.key)
+        self.task = asyncio.create_task(self._consume(self.trigger.filter_shared_stream(stream)))
+
+    async def _consume(self, events: Any) -> None:
+        async for event in events:
+            seq = self.manager.bind_pending_event(trigger_id=self.trigger_id, key=self.key)
+            self.unconfirmed.append((event, seq))
+            self.yielded.append(event)
+
+    async def wait_for(self, count: int, timeout: float = 10.0) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while len(self.yielded) < count:
+            if self.task is not None and self.task.done():
+                self.task.result()
+            if loop.time() > deadline:
+                raise AssertionError(f"{len(self.yielded)} events, expected {count}")
+            await asyncio.sleep(0.01)
+
+    async def persist_pending(self) -> list[Any]:
+        """The supervisor's side: store each pending event, then confirm it (next state sync)."""
+        done, self.unconfirmed = self.unconfirmed, []
+        for event, _ in done:
+            await asyncio.to_thread(self.persist, event)
+        self.manager.confirm_persisted([seq for _, seq in done if seq is not None])
+        await asyncio.sleep(0.05)  # the advance pump commits the position
+        return [event for event, _ in done]
+
+    async def crash(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            try:
+                await self.task
+            except asyncio.CancelledError:
+                pass
+        await self.manager.stop_all()
+
+
+def add_callback_record(platform: Any, callback_type: int, url: str) -> dict[str, Any]:
+    """A callback record on the emulator's seeded account (what the create-callback operator makes)."""
+    session = requests.Session()
+    session.auth = (platform.seed.api_key, platform.seed.api_secret)
+    response = session.post(
+        f"{platform.base_url}/account/{platform.seed.account_id}/callback",
+        json={"CallbackType": callback_type, "URL": url, "Active": True},
+        timeout=10,
+    )
+    response.raise_for_status()
+    record: dict[str, Any] = response.json()
+    return record

@@ -1,0 +1,128 @@
+"""``MessagingPlatformCallbackSensor``: the Dialog answer of one phone number, poke and deferrable, fed end to end
+by the emulator (dialog event → callback POST → receiver → store)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from datetime import datetime, timedelta, timezone
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+import requests
+from airflow.sdk.exceptions import AirflowSensorTimeout, TaskDeferred
+from callback_helpers import add_callback_record, callback, post
+
+from messaging_platform_provider.sensors.callback import MessagingPlatformCallbackSensor
+
+PHONE = "+15550100007"
+
+
+def context(started: datetime | None = None) -> dict[str, Any]:
+    start = started or datetime.now(timezone.utc)
+    return {
+        "dag_run": SimpleNamespace(start_date=start),
+        "ti": SimpleNamespace(dag_id="d", task_id="wait", run_id="r", map_index=-1, try_number=1),
+    }
+
+
+def sensor(**kwargs: Any) -> MessagingPlatformCallbackSensor:
+    values: dict[str, Any] = {"callback_type": "Dialog", "phone_number": PHONE, "poke_interval": 0.05, "timeout": 20}
+    values.update(kwargs)
+    return MessagingPlatformCallbackSensor(task_id="wait", **values)
+
+
+def answer_later(platform, phone: str, answer: Any, delay: float = 0.3) -> threading.Thread:
+    def fire():
+        time.sleep(delay)
+        response = requests.post(
+            f"{platform.control}/events/dialog",
+            json={"phone_number": phone, "answer": answer, "question_text": "Coming?", "wait": True},
+            timeout=10,
+        )
+        assert response.status_code == 202, response.text
+
+    thread = threading.Thread(target=fire)
+    thread.start()
+    return thread
+
+
+def test_poke_mode_waits_for_the_answer_of_that_phone_number(platform, receiver_for, store):
+    receiver = receiver_for
+    add_callback_record(platform, 3, receiver.url)
+    answer_later(platform, "+15550100008", "No", delay=0.1)  # another contact's answer does not count
+    late = answer_later(platform, PHONE, "Yes", delay=0.6)
+    started = datetime.now(timezone.utc)
+    result = sensor(deferrable=False).execute(context(started))
+    late.join()
+    assert result["payload"]["PhoneNumber"] == PHONE and result["payload"]["Answer"] == "Yes"
+    assert result["payload"]["ContactAccountName"] == "Demo account"  # named by the spec, omitted by its shape
+    assert "CallbackToken" not in result["payload"]
+    assert store.count() == 2
+
+
+def test_an_answer_received_before_the_run_started_is_not_taken(store):
+    from messaging_platform_provider.callbacks.models import parse_callback
+    from messaging_platform_provider.callbacks.store import NewCallback
+
+    old = NewCallback.from_model(parse_callback(callback(3, PhoneNumber=PHONE)))
+    store.add(old)
+    later = datetime.now(timezone.utc) + timedelta(seconds=1)
+    op = sensor(deferrable=False, timeout=0.3)
+    with pytest.raises(AirflowSensorTimeout):
+        op.execute(context(later))
+    assert op.poke(context(later - timedelta(seconds=5)))  # the same answer, within the window
+
+
+def test_deferrable_mode_hands_the_wait_to_a_trigger_that_does_not_block(platform, receiver_for, store):
+    receiver = receiver_for
+    add_callback_record(platform, 3, receiver.url)
+    op = sensor(deferrable=True, timeout=20)
+    ctx = context()
+    with pytest.raises(TaskDeferred) as deferred:
+        op.execute(ctx)
+    trigger = deferred.value.trigger
+    classpath, kwargs = trigger.serialize()
+    rebuilt = type(trigger)(**kwargs)  # what the triggerer does with the stored trigger row
+    assert kwargs["filter_kwargs"]["phone_numbers"] == [PHONE] and kwargs["filter_kwargs"]["callback_types"] == [3]
+
+    async def wait() -> Any:
+        gen = rebuilt.run()
+        first = asyncio.create_task(gen.__anext__())
+        await asyncio.sleep(0.2)
+        assert not first.done()
+        await asyncio.to_thread(answer_later(platform, PHONE, True, delay=0).join)
+        event = await asyncio.wait_for(first, 10)
+        await gen.aclose()
+        return event
+
+    event = asyncio.run(wait())
+    assert event.payload["outcome"] == "success"
+    result = op.execute_complete(ctx, event.payload)
+    assert result["payload"]["Answer"] is True and result["payload"]["PhoneNumber"] == PHONE
+
+
+def test_deferrable_mode_times_out_at_its_deadline(database_url, store):
+    op = sensor(deferrable=True, timeout=0.3)
+    with pytest.raises(TaskDeferred) as deferred:
+        op.execute(context())
+
+    async def wait() -> Any:
+        gen = deferred.value.trigger.run()
+        event = await asyncio.wait_for(gen.__anext__(), 5)
+        await gen.aclose()
+        return event
+
+    event = asyncio.run(wait())
+    assert event.payload["outcome"] == "timeout"
+    with pytest.raises(AirflowSensorTimeout):
+        op.execute_complete(context(), event.payload)
+
+
+def test_a_keyword_sensor_matches_case_insensitively(store, receiver):
+    assert post(receiver.url, callback(1, Keyword="Join")).status_code == 200
+    op = sensor(callback_type="Keyword", phone_number=None, keyword="JOIN", account_id="1001")
+    found = op.poke(context(datetime.now(timezone.utc) - timedelta(minutes=1)))
+    assert found and found.xcom_value["payload"]["Keyword"] == "Join"
