@@ -13,8 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -22,19 +20,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 import requests
 
-
-def start_emulator(folder: Path) -> tuple[subprocess.Popen[str], str]:
-    conn_file = folder / "conn.uri"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "messaging_platform_emulator", "--port", "0", "--conn-file", str(conn_file)],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        if line.startswith("Airflow connection URI:"):
-            return proc, conn_file.read_text().strip()
-    raise SystemExit("emulator did not start")
+from messaging_platform_emulator.process import spawn as spawn_emulator
 
 
 def main() -> None:
@@ -44,7 +30,7 @@ def main() -> None:
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp())
     os.environ["AIRFLOW_HOME"] = str(folder)
-    emulator, uri = start_emulator(folder)
+    emulator, uri = spawn_emulator(folder)
     try:
         parts = urlsplit(uri)
         extra = {k: v[0] for k, v in parse_qs(parts.query).items()}

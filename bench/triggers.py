@@ -40,7 +40,6 @@ import gc
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -55,6 +54,8 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import psutil
 import requests
 
+from messaging_platform_emulator.process import spawn as spawn_emulator
+
 CONN_ID = "messaging_platform_default"
 ACTION_ID = 5001
 TRIGGER_PHASE_LIMIT_S = 60.0  # hard bound on one trigger wait (the planned one is ~22 s)
@@ -68,20 +69,6 @@ TARGET_CONNECTIONS = 20
 
 
 # -- emulator ---------------------------------------------------------------------------------------------
-
-
-def start_emulator(folder: Path) -> tuple[subprocess.Popen[str], str]:
-    conn_file = folder / "conn.uri"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "messaging_platform_emulator", "--port", "0", "--conn-file", str(conn_file)],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        if line.startswith("Airflow connection URI:"):
-            return proc, conn_file.read_text().strip()
-    raise SystemExit("emulator did not start")
 
 
 class Emulator:
@@ -553,7 +540,7 @@ def main() -> int:
 
     folder = Path(tempfile.mkdtemp())
     os.environ["AIRFLOW_HOME"] = str(folder)
-    proc, uri = start_emulator(folder)
+    proc, uri = spawn_emulator(folder)
     try:
         emu = Emulator(uri)
         os.environ["AIRFLOW_CONN_" + CONN_ID.upper()] = emu.airflow_connection()

@@ -23,30 +23,11 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 import requests
 
+from messaging_platform_emulator.process import spawn as spawn_emulator
+
 REPO = Path(__file__).resolve().parent.parent
 DAGS = REPO / "dags"
 BIN = Path(sys.executable).parent
-
-
-def start_emulator(home: Path) -> tuple[subprocess.Popen[str], str]:
-    conn_file = home / "emulator-connection.uri"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "messaging_platform_emulator", "--port", "0", "--conn-file", str(conn_file)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    assert proc.stdout is not None
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        print(f"  emulator | {line.rstrip()}")
-        if line.startswith("Airflow connection URI:"):
-            return proc, conn_file.read_text().strip()
-    proc.kill()
-    raise SystemExit("the emulator did not start")
 
 
 def run(cmd: list[str], env: dict[str, str], log: Path) -> tuple[int, float]:
@@ -84,7 +65,9 @@ def main() -> int:
     home = Path(tempfile.mkdtemp(prefix="messaging-platform-demo-"))
     dag_ids = sorted(p.stem for p in DAGS.glob("messaging_platform_*.py"))
     print(f"Demo home (throwaway AIRFLOW_HOME): {home}")
-    emulator, uri = start_emulator(home)
+    emulator, uri = spawn_emulator(home)
+    for line in (home / "emulator.log").read_text().splitlines():
+        print(f"  emulator | {line}")
     secret = unquote(urlsplit(uri).password or "")
     env = {
         **os.environ,

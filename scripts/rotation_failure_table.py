@@ -38,27 +38,10 @@ from messaging_platform_emulator.airflow_api_server import (  # noqa: E402
     wire_secrets,
     xcom_value,
 )
+from messaging_platform_emulator.process import spawn as spawn_emulator  # noqa: E402
 
 FAILURE_DAG = "messaging_platform_test_rotation_failures"
 EXAMPLE_DAG = "messaging_platform_api_key_rotation"
-
-
-def start_emulator(home: Path, env: dict[str, str]) -> tuple[subprocess.Popen[bytes], str]:
-    conn_file = home / "emulator-connection.uri"
-    with (home / "emulator.log").open("ab") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "messaging_platform_emulator", "--port", "0", "--conn-file", str(conn_file)],
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and proc.poll() is None:
-        if conn_file.exists() and conn_file.read_text().strip():
-            return proc, conn_file.read_text().strip()
-        time.sleep(0.1)
-    proc.kill()
-    raise SystemExit("the emulator did not start")
 
 
 def airflow(args: list[str], env: dict[str, str], log: Path) -> tuple[int, float]:
@@ -138,7 +121,7 @@ def main() -> int:
         print((home / "db-migrate.log").read_text()[-3000:])
         return 1
     print(f"Metadata database ready in {took:.1f} s")
-    emulator, uri = start_emulator(home, env)
+    emulator, uri = spawn_emulator(home, env=env)
     server = AirflowApiServer(home, env=env)
     ok = True
     try:

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
 from types import TracebackType
 
-import uvicorn
+from messaging_platform_provider.background_server import BackgroundServer
 
 from .app import create_app
 from .connection import connection_uri
@@ -15,23 +12,6 @@ from .emulator import Emulator
 from .middleware import API_PREFIX
 from .state import Seed
 from .transport import ConnectionExposingH11Protocol
-
-STARTUP_TIMEOUT_SECONDS = 10.0
-SHUTDOWN_TIMEOUT_SECONDS = 5.0
-
-
-def _bind(host: str, port: int) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-        sock.listen(128)
-    except OSError:
-        sock.close()
-        raise
-    sock.set_inheritable(True)
-    return sock
 
 
 def _url_host(host: str) -> str:
@@ -61,60 +41,28 @@ class EmulatorServer:
     ) -> None:
         self.host = host
         self.emulator = emulator or Emulator(api_key=api_key, api_secret=api_secret)
-        self._requested_port = port
-        self._port: int | None = None
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
-        self._socket: socket.socket | None = None
+        self._background = BackgroundServer(
+            create_app(self.emulator),
+            host,
+            port,
+            name="messaging-platform-emulator",
+            http=ConnectionExposingH11Protocol,
+            ws="none",
+            timeout_graceful_shutdown=1,
+        )
 
     # -- lifecycle --------------------------------------------------------------------------------
 
     def start(self) -> EmulatorServer:
-        if self._server is not None:
-            raise RuntimeError("the emulator server is already running")
-        sock = _bind(self.host, self._requested_port)
-        self._socket = sock
-        self._port = int(sock.getsockname()[1])
-        config = uvicorn.Config(
-            create_app(self.emulator),
-            http=ConnectionExposingH11Protocol,
-            ws="none",
-            lifespan="off",
-            log_level="warning",
-            log_config=None,
-            access_log=False,
-            timeout_graceful_shutdown=1,
-        )
-        server = uvicorn.Server(config)
-        thread = threading.Thread(
-            target=server.run, kwargs={"sockets": [sock]}, name="messaging-platform-emulator", daemon=True
-        )
-        self._server, self._thread = server, thread
-        thread.start()
-        deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
-        while not server.started:
-            if not thread.is_alive() or time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError("the emulator server did not start")
-            time.sleep(0.01)
+        self._background.start()
         return self
 
     def stop(self) -> None:
-        server, thread, sock = self._server, self._thread, self._socket
-        self._server = self._thread = self._socket = None
-        if server is not None:
-            server.should_exit = True
-        if thread is not None:
-            thread.join(SHUTDOWN_TIMEOUT_SECONDS)
-            if thread.is_alive() and server is not None:
-                server.force_exit = True
-                thread.join(SHUTDOWN_TIMEOUT_SECONDS)
-        if sock is not None:
-            sock.close()
+        self._background.stop()
 
     @property
     def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        return self._background.running
 
     def __enter__(self) -> EmulatorServer:
         return self.start()
@@ -131,9 +79,9 @@ class EmulatorServer:
 
     @property
     def port(self) -> int:
-        if self._port is None:
+        if not self._background.port:
             raise RuntimeError("the emulator server has not been started")
-        return self._port
+        return self._background.port
 
     @property
     def url(self) -> str:
