@@ -4,9 +4,33 @@ reads from it (``triggers.callback``, ``sensors.callback``). Nothing here import
 ``plugin``; the receiver runs without Airflow (``messaging-platform-callbacks serve``).
 """
 
-from messaging_platform_provider.callbacks.filters import CallbackFilter
-from messaging_platform_provider.callbacks.models import CALLBACK_TYPES, CallbackValidationError, parse_callback
-from messaging_platform_provider.callbacks.store import CallbackStore, NewCallback, StoredCallback
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from messaging_platform_provider.callbacks.filters import CallbackFilter
+    from messaging_platform_provider.callbacks.models import CALLBACK_TYPES, CallbackValidationError, parse_callback
+    from messaging_platform_provider.callbacks.store import CallbackStore, NewCallback, StoredCallback
+
+# Loaded on first use: a DAG file that declares an AssetWatcher should not build pydantic models and tables.
+_WHERE = {
+    "CALLBACK_TYPES": "models",
+    "CallbackFilter": "filters",
+    "CallbackStore": "store",
+    "CallbackValidationError": "models",
+    "NewCallback": "store",
+    "StoredCallback": "store",
+    "parse_callback": "models",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WHERE:
+        return getattr(import_module(f"{__name__}.{_WHERE[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "CALLBACK_TYPES",

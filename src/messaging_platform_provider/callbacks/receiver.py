@@ -158,6 +158,12 @@ class Receiver:
                 self._store = self._writer.store
             return self._writer
 
+    async def awriter(self) -> BatchWriter:
+        """The writer, its store built (disk, schema) in a thread the first time: never on the event loop."""
+        if self._writer is None:
+            await asyncio.to_thread(lambda: self.writer)
+        return self.writer
+
     def token_ok(self, token: str | None) -> bool:
         """Constant-time comparison with every configured token (no early exit, no hint of which one)."""
         candidate = _norm(token) if isinstance(token, str) else b""
@@ -172,6 +178,7 @@ class Receiver:
 
 
 def _norm(token: str) -> bytes:
+    """Tokens are GUIDs: compared without surrounding space and without regard to case (``A1B2`` = ``a1b2``)."""
     return token.strip().lower().encode("utf-8")
 
 
@@ -225,7 +232,8 @@ def create_receiver_app(receiver: Receiver | None = None, *, path: str = DEFAULT
         except CallbackValidationError as exc:
             return answer(422, detail=exc.errors)
         try:
-            is_new = await receiver.writer.submit(NewCallback.from_model(model))
+            writer = await receiver.awriter()
+            is_new = await writer.submit(NewCallback.from_model(model))
         except StoreUnavailable as exc:
             return answer(503, detail=str(exc))
         return answer(200, status="stored" if is_new else "duplicate", TransactionId=model.TransactionId)

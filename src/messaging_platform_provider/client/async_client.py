@@ -8,6 +8,8 @@ to the caller's polling loop, which classifies errors with ``waiting.classify_er
 from __future__ import annotations
 
 import asyncio
+import os
+import ssl
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,6 +21,12 @@ from messaging_platform_provider.client.operations import OPERATIONS
 from messaging_platform_provider.client.request import JSON_HEADERS, decode, normalize_base_url, prepare
 
 DEFAULT_MAX_CONNECTIONS = 10
+
+
+def _verify() -> ssl.SSLContext | bool:
+    """The CA bundle ``requests`` would use (``REQUESTS_CA_BUNDLE``/``CURL_CA_BUNDLE``), so both paths trust alike."""
+    bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
+    return ssl.create_default_context(cafile=bundle) if bundle else True
 
 
 class AsyncMessagingPlatformClient:
@@ -46,6 +54,8 @@ class AsyncMessagingPlatformClient:
             timeout=httpx.Timeout(connect=timeout[0], read=timeout[1], write=timeout[1], pool=None),
             limits=httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections),
             transport=transport,
+            follow_redirects=False,
+            verify=_verify(),
         )
 
     def __repr__(self) -> str:
@@ -74,7 +84,7 @@ class AsyncMessagingPlatformClient:
                 response = await self._http.request(
                     prepared.method, prepared.url, params=prepared.params or None, content=prepared.content
                 )
-        except httpx.TransportError as exc:
+        except httpx.HTTPError as exc:  # transport errors and undecodable bodies: no usable answer
             raise MessagingPlatformApiError(
                 method=prepared.method, path=prepared.path, status=None, reason=type(exc).__name__
             ) from exc

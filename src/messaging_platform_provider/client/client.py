@@ -118,6 +118,7 @@ class MessagingPlatformClient(ApiMethods):
                     params=prepared.params or None,
                     data=prepared.content,
                     timeout=self.timeout,
+                    allow_redirects=False,  # as the async client: a 3xx is an answer, never followed
                 )
             except requests.RequestException as exc:
                 failure = classify_requests_error(exc)

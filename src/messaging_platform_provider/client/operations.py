@@ -48,13 +48,14 @@ class Operation:
     int_params: frozenset[str] = field(default=frozenset({"account_id"}))
     secret_fields: tuple[str, ...] = ()
     dedupe: Dedupe | None = None
-    resend_safe: bool = False
+    resend_safe: bool = False  # a POST whose resend cannot change the outcome
+    resend_unsafe: bool = False  # a PUT or DELETE whose resend does change it
     in_spec: bool = True  # False: documented by the platform facts only (read-backs the provider relies on)
 
     @property
     def idempotent(self) -> bool:
         """Whether a blind resend cannot change the outcome: HTTP semantics, or a POST declared ``resend_safe``."""
-        return self.method != "POST" or self.resend_safe
+        return (self.method != "POST" or self.resend_safe) and not self.resend_unsafe
 
     @property
     def path_params(self) -> tuple[str, ...]:
@@ -118,7 +119,8 @@ _DECLARED = (
               secret_fields=("Secret",),
               dedupe=Dedupe("list_api_keys", "get_api_key", "key_id", marker_field="Label")),
     Operation("change_api_key_secret", "API key", "PUT", _API_KEY + "/{key_id}",
-              "Change a key's secret; the platform generates the new one.", secret_fields=("Secret",)),
+              "Change a key's secret; the platform generates the new one.", secret_fields=("Secret",),
+              resend_unsafe=True),  # each PUT makes a new secret and kills the last: never resent blindly
     Operation("revoke_api_key", "API key", "DELETE", _API_KEY + "/{key_id}", "Revoke an API key.", "none"),
     # Campaigns (spec 4.4)
     Operation("list_campaigns", "campaign", "GET", _CAMPAIGN, "List campaigns.", "list", query=("onlyMine",)),

@@ -27,6 +27,10 @@ def normalize_base_url(base_url: str | None) -> str:
         )
     url = base_url.strip().rstrip("/")
     parts = urlsplit(url)
+    if parts.username or parts.password:
+        raise MessagingPlatformValidationError(
+            "base_url", "must not carry credentials; the API key and secret go in login and password"
+        )
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise MessagingPlatformValidationError("base_url", f"{url!r} is not an absolute URL", ["http", "https"])
     if parts.query or parts.fragment:
@@ -90,6 +94,29 @@ def prepare(
     return PreparedRequest(op.method, path, base_url + path, params, content)
 
 
+#: Spelling of the spec where simple capitalisation of a camelCase name does not give it.
+_CANONICAL = {"url": "URL"}
+
+
+def pascal_keys(value: Any) -> Any:
+    """
+    Property names as the spec spells them (PascalCase), at every depth. The platform is a .NET service whose
+    answers have been seen in camelCase too (platform facts §1); everything downstream (secret masking, XCom
+    shaping, create de-duplication, ProcessStatus) reads one spelling.
+    """
+    if isinstance(value, dict):
+        return {_pascal(k): pascal_keys(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [pascal_keys(v) for v in value]
+    return value
+
+
+def _pascal(key: Any) -> Any:
+    if not isinstance(key, str) or not key:
+        return key
+    return _CANONICAL.get(key.lower(), key[0].upper() + key[1:])
+
+
 def decode(op: Operation, prepared: PreparedRequest, status: int, content: bytes, attempts: int = 1) -> Any:
     """Return the decoded answer of a 2xx response; raise ``MessagingPlatformApiError`` for anything else."""
     if status >= 300:
@@ -112,4 +139,4 @@ def decode(op: Operation, prepared: PreparedRequest, status: int, content: bytes
         raise MessagingPlatformApiError(
             method=prepared.method, path=prepared.path, status=status, reason="expected a JSON array"
         )
-    return data
+    return pascal_keys(data)
