@@ -10,7 +10,7 @@ from messaging_platform_provider.operators.base import (
     MessagingPlatformBaseOperator,
     MessagingPlatformCreateOperator,
 )
-from messaging_platform_provider.operators.waiting import WAIT_TEMPLATE_FIELDS, WaitForSchedulesMixin
+from messaging_platform_provider.operators.waiting import WAIT_ARGUMENTS, WAIT_TEMPLATE_FIELDS, WaitForSchedulesMixin
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -117,15 +117,8 @@ class MessagingPlatformCreateScheduleOperator(
         super().__init__(**kwargs)
         self.action_id = action_id
         self._set_definition(locals())
-        self._init_wait(
-            wait_for_completion=wait_for_completion,
-            deferrable=deferrable,
-            poll_interval=poll_interval,
-            wait_timeout=wait_timeout,
-            success_statuses=success_statuses,
-            failure_statuses=failure_statuses,
-            max_transient_errors=max_transient_errors,
-        )
+        args = locals()
+        self._init_wait(**{name: args[name] for name in WAIT_ARGUMENTS})
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
         schedule = hook.create_schedule(

@@ -10,7 +10,7 @@ from messaging_platform_provider.operators.base import (
     MessagingPlatformBaseOperator,
     MessagingPlatformCreateOperator,
 )
-from messaging_platform_provider.operators.waiting import WAIT_TEMPLATE_FIELDS, WaitForSchedulesMixin
+from messaging_platform_provider.operators.waiting import WAIT_ARGUMENTS, WAIT_TEMPLATE_FIELDS, WaitForSchedulesMixin
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -97,15 +97,8 @@ class MessagingPlatformCreatePushVoiceCallOperator(WaitForSchedulesMixin, Messag
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        self._init_wait(
-            wait_for_completion=wait_for_completion,
-            deferrable=deferrable,
-            poll_interval=poll_interval,
-            wait_timeout=wait_timeout,
-            success_statuses=success_statuses,
-            failure_statuses=failure_statuses,
-            max_transient_errors=max_transient_errors,
-        )
+        args = locals()
+        self._init_wait(**{name: args[name] for name in WAIT_ARGUMENTS})
         self._keep(locals(), _CALL_FIELDS)
         self.execute_now = execute
 

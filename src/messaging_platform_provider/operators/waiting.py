@@ -16,6 +16,16 @@ if TYPE_CHECKING:
     from airflow.sdk import Context
 
 WAIT_TEMPLATE_FIELDS = ("wait_timeout",)
+#: The constructor arguments of ``wait_for_completion``, passed on by the operators that offer it.
+WAIT_ARGUMENTS = (
+    "wait_for_completion",
+    "deferrable",
+    "poll_interval",
+    "wait_timeout",
+    "success_statuses",
+    "failure_statuses",
+    "max_transient_errors",
+)
 
 
 def default_deferrable() -> bool:

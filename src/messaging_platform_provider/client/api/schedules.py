@@ -9,8 +9,20 @@ from messaging_platform_provider.client.api.base import ApiBase
 from messaging_platform_provider.client.once import CreateOnce
 from messaging_platform_provider.client.schedules import schedule_body
 
+_DEFINITION = ("end_after", "week_day", "month_day", "extra")
+
 
 class ScheduleApi(ApiBase):
+    def _schedule_body(self, args: Mapping[str, Any]) -> dict[str, Any]:
+        """The request body from a create or update call's arguments, in the connection's time zone."""
+        return schedule_body(
+            args["schedule_type"],
+            args["run_at"],
+            args["start_from"],
+            **{name: args[name] for name in _DEFINITION},
+            platform_timezone=self._timezone(),
+        )
+
     def list_schedules(self, action_id: int | str, *, account_id: int | None = None) -> list[dict[str, Any]]:
         return self._many("list_schedules", account_id=account_id, action_id=action_id)
 
@@ -34,16 +46,7 @@ class ScheduleApi(ApiBase):
         account_id: int | None = None,
     ) -> dict[str, Any]:
         """Create a schedule on an action; see ``schedule_body`` for the accepted values."""
-        body = schedule_body(
-            schedule_type,
-            run_at,
-            start_from,
-            end_after=end_after,
-            week_day=week_day,
-            month_day=month_day,
-            platform_timezone=self._timezone(),
-            extra=extra,
-        )
+        body = self._schedule_body(locals())
         return self._create("create_schedule", body, once, account_id, action_id=action_id)
 
     def update_schedule(
@@ -61,16 +64,7 @@ class ScheduleApi(ApiBase):
         account_id: int | None = None,
     ) -> dict[str, Any]:
         """Replace a schedule's definition (the PUT carries the whole schedule request)."""
-        body = schedule_body(
-            schedule_type,
-            run_at,
-            start_from,
-            end_after=end_after,
-            week_day=week_day,
-            month_day=month_day,
-            platform_timezone=self._timezone(),
-            extra=extra,
-        )
+        body = self._schedule_body(locals())
         return self._one(
             "update_schedule", account_id=account_id, action_id=action_id, schedule_id=schedule_id, body=body
         )
