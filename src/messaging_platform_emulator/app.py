@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.exception_handlers import http_exception_handler, request_validation_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
@@ -21,15 +21,18 @@ from .routes import (
     control_events,
     coupon_definitions,
     coupon_lists,
+    coupon_redemptions,
     filter_groups,
     keywords,
     schedules,
     voice_calls,
 )
+from .routes.deps import check_query_options
 
 PLATFORM_ROUTERS = (
     campaigns.router,
     coupon_definitions.router,
+    coupon_redemptions.router,
     coupon_lists.router,
     schedules.router,
     voice_calls.router,
@@ -51,21 +54,25 @@ _PATH_OBJECTS = {
     "contact_list_id": "ContactList",
     "group_id": "FilterGroup",
     "callback_id": "Callback",
+    "contact_id": "Contact",
 }
 _QUERY_NAMES = {"only_mine": "onlyMine"}
 
 
 def create_app(emulator: Emulator | None = None) -> FastAPI:
+    """The app. No path is redirected: the platform (ASP.NET Web API) answers a path with a trailing slash as
+    the same route without it, which ``TrafficMiddleware`` does for platform paths; elsewhere it is a 404."""
     emulator = emulator or Emulator()
     app = FastAPI(
         title="Messaging platform emulator",
         docs_url="/_emulator/docs",
         redoc_url=None,
         openapi_url="/_emulator/openapi.json",
+        redirect_slashes=False,
     )
     app.state.emulator = emulator
     for router in PLATFORM_ROUTERS:
-        app.include_router(router, prefix=API_PREFIX)
+        app.include_router(router, prefix=API_PREFIX, dependencies=[Depends(check_query_options)])
     app.include_router(control.router, prefix="/_emulator")
     app.include_router(control_data.router, prefix="/_emulator")
     app.include_router(control_events.router, prefix="/_emulator")

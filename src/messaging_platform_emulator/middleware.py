@@ -1,6 +1,8 @@
 """Pure ASGI middleware in front of the platform routes: records every request and applies faults.
 
 Only paths under the platform prefix are touched; ``/_emulator`` control traffic passes straight through.
+A platform path with one trailing slash (``/api/v2.1/account/1001/campaign/``) is served as the route without
+it, as ASP.NET Web API routing does; nothing is redirected. The record keeps the path as it was sent.
 """
 
 from __future__ import annotations
@@ -20,6 +22,19 @@ API_PREFIX = "/api/v2.1"
 
 def is_platform_path(path: str) -> bool:
     return path == API_PREFIX or path.startswith(API_PREFIX + "/")
+
+
+def without_trailing_slash(scope: Scope) -> Scope:
+    """The scope with one trailing slash taken off the path (not off the platform root itself)."""
+    path: str = scope["path"]
+    if not path.endswith("/") or path.rstrip("/") == API_PREFIX or path.endswith("//"):
+        return scope
+    routed = dict(scope)
+    routed["path"] = path[:-1]
+    raw_path = scope.get("raw_path")
+    if isinstance(raw_path, bytes) and raw_path.endswith(b"/"):
+        routed["raw_path"] = raw_path[:-1]
+    return routed
 
 
 def _headers(scope: Scope) -> dict[str, str]:
@@ -80,11 +95,12 @@ class TrafficMiddleware:
             time=arrived,
         )
         replay = _replay(body, receive)
+        routed = without_trailing_slash(scope)
         if rule is None or rule.kind == "delay":
             if rule is not None:
                 await asyncio.sleep(rule.delay)
             try:
-                await self.app(scope, replay, self._recording(send, record))
+                await self.app(routed, replay, self._recording(send, record))
             except Exception:
                 # The outer error middleware answers 500; keep the record from looking like a drop.
                 if record.status is None:
@@ -93,7 +109,7 @@ class TrafficMiddleware:
         elif rule.kind == "drop":
             await abort_connection(scope, receive)
         elif rule.kind == "commit_then_drop":
-            await self.app(scope, replay, _discard)
+            await self.app(routed, replay, _discard)
             await abort_connection(scope, receive)
         else:
             await self._send_fault(rule, self._recording(send, record))

@@ -30,6 +30,7 @@ from .models import (
     ExternalCouponList,
     FilterGroup,
     Keyword,
+    Redemption,
     Schedule,
     VoiceCall,
 )
@@ -40,6 +41,7 @@ from .services.campaigns import CampaignService
 from .services.contacts import ContactService
 from .services.coupon_definitions import CouponDefinitionService
 from .services.coupon_lists import CouponListService
+from .services.coupon_redemptions import CouponRedemptionService
 from .services.filter_groups import FilterGroupService
 from .services.keywords import KeywordService
 from .services.schedules import ScheduleService
@@ -105,6 +107,7 @@ class Tables:
     campaigns: dict[int, Campaign] = field(default_factory=dict)
     coupon_definitions: dict[int, CouponDefinition] = field(default_factory=dict)  # by campaign id
     coupon_lists: dict[int, ExternalCouponList] = field(default_factory=dict)  # each holds its codes
+    redemptions: list[Redemption] = field(default_factory=list)  # every event-redeemcoupon, in order
     schedules: dict[int, Schedule] = field(default_factory=dict)
     contact_lists: dict[int, ContactList] = field(default_factory=dict)
     filter_groups: dict[int, FilterGroup] = field(default_factory=dict)  # every group of every list, flat
@@ -127,6 +130,7 @@ class PlatformState:
         self.campaigns = CampaignService(self)
         self.coupon_definitions = CouponDefinitionService(self)
         self.coupon_lists = CouponListService(self)
+        self.coupon_redemptions = CouponRedemptionService(self)
         self.schedules = ScheduleService(self)
         self.voice_calls = VoiceCallService(self)
         self.api_keys = ApiKeyService(self)

@@ -13,6 +13,7 @@ from airflow.sdk import DAG
 from messaging_platform_provider.operators import (
     MessagingPlatformCreateApiKeyOperator,
     MessagingPlatformCreateCallbackOperator,
+    MessagingPlatformCreateCampaignCouponOperator,
     MessagingPlatformCreateCampaignOperator,
     MessagingPlatformCreateExternalCouponListOperator,
     MessagingPlatformCreatePushVoiceCallOperator,
@@ -26,7 +27,15 @@ with DAG(
     default_args={"retries": 1, "retry_delay": timedelta(seconds=0)},
     tags=["test"],
 ):
-    MessagingPlatformCreateCampaignOperator(task_id="campaign", name="Retry-safe campaign", campaign_type="Basic")
+    campaign = MessagingPlatformCreateCampaignOperator(
+        task_id="campaign", name="Retry-safe campaign", campaign_type="Coupon"
+    )
+    campaign >> MessagingPlatformCreateCampaignCouponOperator(
+        task_id="coupon_definition",
+        campaign_id="{{ ti.xcom_pull(task_ids='campaign')['Id'] }}",
+        coupon_type="Static",
+        static_code="RETRY10",
+    )
     MessagingPlatformCreateExternalCouponListOperator(
         task_id="coupon_list", name="Retry-safe codes", coupon_codes=["A-1", "A-2"]
     )

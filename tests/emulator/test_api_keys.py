@@ -44,7 +44,7 @@ def test_get_one_carries_the_secret(emu):
 
 
 def test_create_common_key_which_then_authenticates(emu):
-    created = emu.created(keys(emu), {"label": "Reporting", "typeId": 2})
+    created = emu.created(keys(emu), {"Label": "Reporting", "TypeId": 2})
     assert set(created) == FIELDS | {"Secret"}
     assert re.fullmatch(r"[0-9a-f]{32}", created["Key"]) and len(created["Secret"]) >= 32
     assert (created["Label"], created["TypeId"], created["Type"], created["AccountId"]) == ("Reporting", 2, 2, 1001)

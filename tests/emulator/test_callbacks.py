@@ -23,7 +23,7 @@ def test_create_get_and_list(emu):
     created = emu.created(callbacks(emu), VALID)
     assert set(created) == FIELDS
     assert created == {**VALID, "Id": created["Id"], "AccountId": emu.account}
-    same_type = emu.created(callbacks(emu), {"callbackType": 1, "Url": "http://example.com/second", "active": False})
+    same_type = emu.created(callbacks(emu), {"CallbackType": 1, "URL": "http://example.com/second", "Active": False})
     assert (same_type["URL"], same_type["Active"]) == ("http://example.com/second", False)
     assert emu.api("GET", f"{callbacks(emu)}/{created['Id']}").json() == created
     assert emu.api("GET", callbacks(emu)).json() == [created, same_type]
@@ -47,6 +47,8 @@ def test_every_documented_type_is_accepted(emu, callback_type):
         ({"URL": "https://"}, PROPERTY_INVALID_VALUE, "URL"),
         ({"Active": None}, PROPERTY_REQUIRED, "Active"),
         ({"Active": "true"}, PROPERTY_INVALID_VALUE, "Active"),
+        ({"CallbackType": 1.0}, PROPERTY_INVALID_VALUE, "CallbackType"),
+        ({"URL": None, "Url": "https://example.com/hook"}, PROPERTY_INVALID_VALUE, "URL"),
     ],
 )
 def test_validation(emu, fields, code, prop):
@@ -64,7 +66,7 @@ def test_type_message_lists_the_allowed_types(emu):
 def test_put_replaces_the_record(emu):
     created = emu.created(callbacks(emu), VALID)
     url = f"{callbacks(emu)}/{created['Id']}"
-    response = emu.api("PUT", url, json={"CallbackType": 6, "Url": "https://example.com/stop", "Active": False})
+    response = emu.api("PUT", url, json={"CallbackType": 6, "URL": "https://example.com/stop", "Active": False})
     assert response.status_code == 200
     assert response.json() == {**created, "CallbackType": 6, "URL": "https://example.com/stop", "Active": False}
     assert emu.error(emu.api("PUT", url, json={"CallbackType": 6, "URL": "https://example.com/stop"}))[1] == "Active"

@@ -46,10 +46,15 @@ def test_create_returns_201_and_the_pascal_case_campaign(emu):
     assert re.match(TIMESTAMP, created["Created"]) and re.match(TIMESTAMP, created["Modified"])
 
 
-def test_property_names_are_read_case_insensitively(emu):
+def test_property_names_are_case_sensitive_and_a_wrong_case_is_refused_by_its_right_name(emu):
     response = emu.api("POST", emu.campaigns, json={"name": "lower", "CAMPAIGNTYPEID": 0})
-    assert response.status_code == 201
-    assert (response.json()["Name"], response.json()["CampaignTypeId"]) == ("lower", 0)
+    assert response.status_code == 400
+    assert [(e["ErrorCodeId"], e["PropertyName"]) for e in response.json()] == [
+        (PROPERTY_INVALID_VALUE, "Name"),
+        (PROPERTY_INVALID_VALUE, "CampaignTypeId"),
+    ]
+    assert "'name'" in response.json()[0]["ErrorMessage"]
+    assert emu.api("GET", emu.campaigns).status_code == 204
 
 
 def test_get_and_list(emu):

@@ -142,3 +142,96 @@ def test_long_pages_are_streamed_as_one_json_array(emu, params, first, count):
     listed = response.json()
     assert [c["Id"] for c in listed] == list(range(first, first + count))
     assert set(listed[-1]) == FIELDS
+
+
+@pytest.mark.parametrize(
+    ("params", "expected"),
+    [
+        ({"$filter": "Id eq 6010"}, [6010]),
+        ({"$filter": "PhoneNumber eq '+15550100003' or Email eq 'contact6020@example.com'"}, [6004, 6020]),
+        ({"$filter": "Id gt 6020 and StatusId eq 0"}, [6021, 6022, 6023, 6024, 6025]),
+        ({"$filter": "Id ge 6010", "$skip": 2, "$top": 3}, [6012, 6013, 6014]),
+        ({"$filter": "Id le 6003 or Id ge 6024", "$skip": 1}, [6002, 6003, 6024, 6025]),
+        ({"$filter": "not (Id ne 6001)", "$top": 5}, [6001]),
+    ],
+)
+def test_filter_applies_before_skip_and_top(emu, params, expected):
+    assert ids(emu.api("GET", contacts(emu), params=params)) == expected
+
+
+def test_filter_with_no_match_is_204(emu):
+    response = emu.api("GET", contacts(emu), params={"$filter": "Email eq ''"})
+    assert (response.status_code, response.content) == (204, b"")
+
+
+def test_filter_over_generated_blocks(emu):
+    emu.ok("POST", "/contacts", json={"count": 50_000})
+    params = {"$filter": "Id gt 56020 and Id lt 56026 or PhoneNumber eq '+15550100002'"}
+    assert ids(emu.api("GET", contacts(emu), params=params)) == [6003, 56021, 56022, 56023, 56024, 56025]
+
+
+@pytest.mark.parametrize(
+    ("expression", "words"),
+    [
+        ("Subscriptions eq null", "unknown property 'Subscriptions'"),
+        ("phoneNumber eq '+1'", "names are case-sensitive: PhoneNumber"),
+        ("Id eq '6001'", "cannot compare Id (integer) with '6001' (string)"),
+        ("Id eq 6001 and", "expected a property name or a literal"),
+    ],
+)
+def test_bad_filter_is_400_naming_filter(emu, expression, words):
+    response = emu.api("GET", contacts(emu), params={"$filter": expression})
+    assert emu.error(response) == (PROPERTY_INVALID_VALUE, "$filter", "Contact")
+    assert words in response.json()[0]["ErrorMessage"]
+
+
+@pytest.mark.parametrize("option", ["$select", "$orderby", "$inlinecount"])
+def test_unsupported_dollar_options_are_400(emu, option):
+    assert emu.error(emu.api("GET", contacts(emu), params={option: "Id"})) == (PROPERTY_INVALID_VALUE, option, None)
+
+
+def test_get_one_contact(emu):
+    response = emu.api("GET", f"{contacts(emu)}/6003")
+    assert response.status_code == 200
+    contact = response.json()
+    assert set(contact) == FIELDS
+    assert (contact["Id"], contact["AccountId"], contact["PhoneNumber"], contact["Email"]) == (
+        6003,
+        1001,
+        "+15550100002",
+        "contact6003@example.com",
+    )
+    assert contact == emu.api("GET", contacts(emu), params={"$skip": 2, "$top": 1}).json()[0]
+
+
+def test_get_one_generated_contact(emu):
+    emu.ok("POST", "/contacts", json={"count": 1000})
+    assert emu.api("GET", f"{contacts(emu)}/7025").json()["PhoneNumber"] == "+15550101024"
+
+
+@pytest.mark.parametrize("contact_id", ["6026", "6000", "1", "x"])
+def test_missing_contact_is_404(emu, contact_id):
+    response = emu.api("GET", f"{contacts(emu)}/{contact_id}")
+    assert response.status_code == 404
+    assert response.json() == [
+        {
+            "ErrorCodeId": 404,
+            "ErrorMessage": f"Contact {contact_id} was not found.",
+            "ObjectType": "Contact",
+            "PropertyName": None,
+        }
+    ]
+
+
+def test_another_accounts_contact_is_404(emu):
+    other = emu.ok("POST", "/accounts", json={"name": "Other"})
+    added = emu.ok("POST", "/contacts", json={"count": 2, "account_id": other["account_id"]})
+    assert emu.error(emu.api("GET", f"{contacts(emu)}/{added['first_id']}"), 404)[2] == "Contact"
+    theirs = requests.get(
+        f"{emu.server.base_url}/account/{other['account_id']}/contact/{added['first_id']}",
+        auth=(other["api_key"], other["api_secret"]),
+        timeout=10,
+    )
+    assert theirs.json()["AccountId"] == other["account_id"]
+    foreign_account = emu.api("GET", f"/account/{other['account_id']}/contact/6001")
+    assert emu.error(foreign_account, 404)[2] == "Account"

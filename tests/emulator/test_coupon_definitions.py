@@ -1,9 +1,10 @@
-"""Coupon definition of a coupon campaign: PUT (create or replace) and GET."""
+"""Coupon definition of a coupon campaign: PUT (create or replace), POST (create) and GET."""
 
 from __future__ import annotations
 
 import pytest
 
+PROPERTY_ALREADY_IN_USE = 0x01000000
 PROPERTY_REQUIRED = 0x02000000
 PROPERTY_INVALID_VALUE = 0x06000000
 FIELDS = {
@@ -22,10 +23,13 @@ FIELDS = {
     "ValidRollingOffSet",
     "ExternalListId",
     "ExternalCouponList",
+    "Name",
+    "Description",
     "Created",
     "Modified",
 }
 STATIC = {"CouponTypeId": 0, "StaticCode": "SAVE10"}
+DYNAMIC = {"CouponTypeId": 1, "StaticCode": ""}
 
 
 @pytest.fixture
@@ -45,10 +49,12 @@ def test_static_definition_echoes_every_field(emu, coupon_url):
         "ExternalId1": "crm-1",
         "ExternalId2": "crm-2",
         "ValidFrom": "2026-12-01T00:00:00",
-        "ValidTo": "2026-12-31T23:59:59Z",
+        "ValidTo": "2026-12-31T23:59:59",
         "MaxUses": 0,
         "ValidDateTypeId": 1,
-        "validRollingOffset": -2,
+        "ValidRollingOffSet": -2,
+        "Name": "Winter",
+        "Description": "Ten off in December",
     }
     response = emu.api("PUT", coupon_url, json=body)
     assert response.status_code == 200
@@ -65,33 +71,38 @@ def test_static_definition_echoes_every_field(emu, coupon_url):
     assert (answer["ValidFrom"], answer["ValidTo"]) == ("2026-12-01T00:00:00", "2026-12-31T23:59:59")
     assert (answer["MaxUses"], answer["ValidDateTypeId"], answer["ValidRollingOffSet"]) == (0, 1, -2)
     assert (answer["ExternalListId"], answer["ExternalCouponList"], answer["ValidRollingDays"]) == (None, None, None)
+    assert (answer["Name"], answer["Description"]) == ("Winter", "Ten off in December")
     assert emu.api("GET", coupon_url).json() == answer
 
 
 def test_defaults_and_rolling_validity(emu, coupon_url):
-    answer = emu.api("PUT", coupon_url, json={"CouponTypeId": 1, "ValidDateTypeId": 2, "ValidRollingDays": 7}).json()
-    assert (answer["MaxUses"], answer["StaticCode"], answer["ValidRollingDays"]) == (1, None, 7)
+    answer = emu.api("PUT", coupon_url, json={**DYNAMIC, "ValidDateTypeId": 2, "ValidRollingDays": 7}).json()
+    assert (answer["MaxUses"], answer["StaticCode"], answer["ValidRollingDays"]) == (1, "", 7)
+    assert (answer["Name"], answer["Description"]) == (None, None)
 
 
 def test_put_replaces_and_keeps_created(emu, coupon_url):
     emu.ok("POST", "/clock", json={"scale": 0})
     first = emu.api("PUT", coupon_url, json={**STATIC, "Prefix": "A-"}).json()
     emu.ok("POST", "/clock", json={"advance_seconds": 60})
-    second = emu.api("PUT", coupon_url, json={"CouponTypeId": 1}).json()
-    assert (second["CouponTypeId"], second["Prefix"], second["StaticCode"]) == (1, None, None)
+    second = emu.api("PUT", coupon_url, json=DYNAMIC).json()
+    assert (second["CouponTypeId"], second["Prefix"], second["StaticCode"]) == (1, None, "")
     assert second["Created"] == first["Created"] and second["Modified"] > first["Modified"]
 
 
 def test_external_with_an_existing_list(emu, coupon_url):
     listed = emu.created(emu.at("/external-couponlist"), {"Name": "Pool", "CouponCodes": ["X1", "X2"]})
-    answer = emu.api("PUT", coupon_url, json={"CouponTypeId": 2, "ExternalListId": listed["Id"]}).json()
+    answer = emu.api(
+        "PUT", coupon_url, json={"CouponTypeId": 2, "StaticCode": "", "ExternalListId": listed["Id"]}
+    ).json()
     assert answer["ExternalListId"] == listed["Id"]
     assert answer["ExternalCouponList"] == listed
 
 
 def test_external_with_an_inline_list_creates_and_links_it(emu, coupon_url):
     inline = {"Name": "Inline pool", "Description": "made inline", "CouponCodes": ["Y1", "Y2", "Y1"]}
-    answer = emu.api("PUT", coupon_url, json={"CouponTypeId": 2, "ExternalCouponList": inline}).json()
+    body = {"CouponTypeId": 2, "StaticCode": "", "ExternalCouponList": inline}
+    answer = emu.api("PUT", coupon_url, json=body).json()
     [created] = emu.api("GET", emu.at("/external-couponlist")).json()
     assert answer["ExternalListId"] == created["Id"]
     assert (created["Name"], created["Description"], created["TotalCodesAvailable"]) == (
@@ -103,14 +114,27 @@ def test_external_with_an_inline_list_creates_and_links_it(emu, coupon_url):
     assert emu.api("GET", coupon_url).json()["ExternalListId"] == created["Id"]
 
 
+EXTERNAL = {"CouponTypeId": 2, "StaticCode": ""}
+
+
 @pytest.mark.parametrize(
     ("body", "code", "prop", "object_type"),
     [
-        ({}, PROPERTY_REQUIRED, "CouponTypeId", "CouponDefinition"),
-        ({"CouponTypeId": 3}, PROPERTY_INVALID_VALUE, "CouponTypeId", "CouponDefinition"),
-        ({"CouponTypeId": "0"}, PROPERTY_INVALID_VALUE, "CouponTypeId", "CouponDefinition"),
+        ({"StaticCode": ""}, PROPERTY_REQUIRED, "CouponTypeId", "CouponDefinition"),
+        ({**DYNAMIC, "CouponTypeId": 3}, PROPERTY_INVALID_VALUE, "CouponTypeId", "CouponDefinition"),
+        ({**DYNAMIC, "CouponTypeId": "0"}, PROPERTY_INVALID_VALUE, "CouponTypeId", "CouponDefinition"),
+        ({**DYNAMIC, "CouponTypeId": 0.5}, PROPERTY_INVALID_VALUE, "CouponTypeId", "CouponDefinition"),
         ({"CouponTypeId": 0}, PROPERTY_REQUIRED, "StaticCode", "CouponDefinition"),
+        ({"CouponTypeId": 0, "StaticCode": ""}, PROPERTY_REQUIRED, "StaticCode", "CouponDefinition"),
+        ({"CouponTypeId": 0, "StaticCode": "  "}, PROPERTY_REQUIRED, "StaticCode", "CouponDefinition"),
+        ({"CouponTypeId": 1}, PROPERTY_REQUIRED, "StaticCode", "CouponDefinition"),
+        ({"CouponTypeId": 1, "StaticCode": None}, PROPERTY_REQUIRED, "StaticCode", "CouponDefinition"),
+        ({"CouponTypeId": 2, "ExternalListId": None}, PROPERTY_REQUIRED, "StaticCode", "CouponDefinition"),
+        ({"CouponTypeId": 1, "staticCode": ""}, PROPERTY_INVALID_VALUE, "StaticCode", "CouponDefinition"),
+        ({**DYNAMIC, "StaticCode": 10}, PROPERTY_INVALID_VALUE, "StaticCode", "CouponDefinition"),
         ({**STATIC, "ValidFrom": "soon"}, PROPERTY_INVALID_VALUE, "ValidFrom", "CouponDefinition"),
+        ({**STATIC, "ValidTo": "2026-12-31T23:59:59Z"}, PROPERTY_INVALID_VALUE, "ValidTo", "CouponDefinition"),
+        ({**STATIC, "ValidFrom": "2026-12-01T00:00:00+02:00"}, PROPERTY_INVALID_VALUE, "ValidFrom", "CouponDefinition"),
         (
             {**STATIC, "ValidFrom": "2026-12-02T00:00:00", "ValidTo": "2026-12-01T00:00:00"},
             PROPERTY_INVALID_VALUE,
@@ -118,30 +142,33 @@ def test_external_with_an_inline_list_creates_and_links_it(emu, coupon_url):
             "CouponDefinition",
         ),
         ({**STATIC, "MaxUses": -1}, PROPERTY_INVALID_VALUE, "MaxUses", "CouponDefinition"),
+        ({**STATIC, "MaxUses": "2"}, PROPERTY_INVALID_VALUE, "MaxUses", "CouponDefinition"),
         ({**STATIC, "ValidDateTypeId": 3}, PROPERTY_INVALID_VALUE, "ValidDateTypeId", "CouponDefinition"),
-        ({**STATIC, "ValidDateTypeId": 2}, PROPERTY_REQUIRED, "ValidRollingDays", "CouponDefinition"),
         (
             {**STATIC, "ValidDateTypeId": 2, "ValidRollingDays": 0},
             PROPERTY_INVALID_VALUE,
             "ValidRollingDays",
             "CouponDefinition",
         ),
+        ({**STATIC, "ValidRollingDays": 7.0}, PROPERTY_INVALID_VALUE, "ValidRollingDays", "CouponDefinition"),
         ({**STATIC, "ValidRollingOffSet": "1"}, PROPERTY_INVALID_VALUE, "ValidRollingOffSet", "CouponDefinition"),
-        ({"CouponTypeId": 2}, PROPERTY_REQUIRED, "ExternalListId", "CouponDefinition"),
-        ({"CouponTypeId": 2, "ExternalListId": 999}, PROPERTY_INVALID_VALUE, "ExternalListId", "CouponDefinition"),
+        ({**STATIC, "validRollingOffset": 1}, PROPERTY_INVALID_VALUE, "ValidRollingOffSet", "CouponDefinition"),
+        ({**STATIC, "Name": 5}, PROPERTY_INVALID_VALUE, "Name", "CouponDefinition"),
+        ({**STATIC, "Description": False}, PROPERTY_INVALID_VALUE, "Description", "CouponDefinition"),
+        ({**EXTERNAL, "ExternalListId": 999}, PROPERTY_INVALID_VALUE, "ExternalListId", "CouponDefinition"),
         (
-            {"CouponTypeId": 2, "ExternalCouponList": {"Description": "no name"}},
+            {**EXTERNAL, "ExternalCouponList": {"Description": "no name"}},
             PROPERTY_REQUIRED,
             "ExternalCouponList.Name",
             "ExternalCouponList",
         ),
         (
-            {"CouponTypeId": 2, "ExternalCouponList": {"Name": "x", "CouponCodes": [""]}},
+            {**EXTERNAL, "ExternalCouponList": {"Name": "x", "CouponCodes": [""]}},
             PROPERTY_INVALID_VALUE,
             "ExternalCouponList.CouponCodes",
             "ExternalCouponList",
         ),
-        ({"CouponTypeId": 2, "ExternalCouponList": "Pool"}, PROPERTY_INVALID_VALUE, "ExternalCouponList", None),
+        ({**EXTERNAL, "ExternalCouponList": "Pool"}, PROPERTY_INVALID_VALUE, "ExternalCouponList", None),
     ],
 )
 def test_validation(emu, coupon_url, body, code, prop, object_type):
@@ -153,7 +180,7 @@ def test_validation(emu, coupon_url, body, code, prop, object_type):
 
 def test_list_id_and_inline_list_together_are_refused(emu, coupon_url):
     listed = emu.created(emu.at("/external-couponlist"), {"Name": "Pool"})
-    body = {"CouponTypeId": 2, "ExternalListId": listed["Id"], "ExternalCouponList": {"Name": "Another"}}
+    body = {**EXTERNAL, "ExternalListId": listed["Id"], "ExternalCouponList": {"Name": "Another"}}
     assert emu.error(emu.api("PUT", coupon_url, json=body))[1] == "ExternalCouponList"
 
 
@@ -162,7 +189,7 @@ def test_only_coupon_campaigns_have_a_definition(emu):
     url = f"{emu.campaigns}/{basic['Id']}/coupon"
     assert emu.error(emu.api("PUT", url, json=STATIC)) == (PROPERTY_INVALID_VALUE, "CampaignTypeId", "Campaign")
     errors = emu.api("PUT", url, json={}).json()  # every problem at once
-    assert sorted(e["PropertyName"] for e in errors) == ["CampaignTypeId", "CouponTypeId"]
+    assert sorted(e["PropertyName"] for e in errors) == ["CampaignTypeId", "CouponTypeId", "StaticCode"]
 
 
 def test_unknown_or_deleted_campaign_is_404(emu, coupon_url):
@@ -170,3 +197,73 @@ def test_unknown_or_deleted_campaign_is_404(emu, coupon_url):
     assert emu.api("PUT", coupon_url, json=STATIC).status_code == 200
     emu.api("DELETE", coupon_url.removesuffix("/coupon"))
     assert emu.error(emu.api("GET", coupon_url), 404)[2] == "Campaign"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        DYNAMIC,
+        {**EXTERNAL, "ExternalCouponList": {"Name": "Pool", "CouponCodes": ["Z1"]}},
+    ],
+)
+def test_an_empty_static_code_counts_as_given_for_non_static_coupons(emu, coupon_url, body):
+    without = {k: v for k, v in body.items() if k != "StaticCode"}
+    assert emu.error(emu.api("PUT", coupon_url, json=without)) == (PROPERTY_REQUIRED, "StaticCode", "CouponDefinition")
+    answer = emu.api("PUT", coupon_url, json=body).json()
+    assert (answer["CouponTypeId"], answer["StaticCode"]) == (body["CouponTypeId"], "")
+
+
+def test_optional_fields_of_spec_2_4_carry_no_hidden_condition(emu, coupon_url):
+    """Spec 2.4 marks ValidRollingDays and ExternalListId optional, with no condition on the types."""
+    rolling = emu.api("PUT", coupon_url, json={**DYNAMIC, "ValidDateTypeId": 2})
+    assert (rolling.status_code, rolling.json()["ValidRollingDays"]) == (200, None)
+    external = emu.api("PUT", coupon_url, json=EXTERNAL)
+    assert (external.status_code, external.json()["ExternalListId"]) == (200, None)
+
+
+def test_max_uses_is_a_number(emu, coupon_url):
+    assert emu.api("PUT", coupon_url, json={**STATIC, "MaxUses": 2.5}).json()["MaxUses"] == 2.5
+    assert emu.api("PUT", coupon_url, json={**STATIC, "MaxUses": 3.0}).json()["MaxUses"] == 3
+    assert emu.api("PUT", coupon_url, json={**STATIC, "MaxUses": 10**30}).json()["MaxUses"] == 10**30
+
+
+def test_post_creates_the_definition_with_201(emu, coupon_url):
+    emu.ok("POST", "/clock", json={"scale": 0})
+    response = emu.api("POST", coupon_url, json={**STATIC, "Name": "Spring", "Description": "Ten off"})
+    assert response.status_code == 201
+    created = response.json()
+    assert set(created) == FIELDS
+    assert (created["CouponTypeId"], created["StaticCode"], created["Name"], created["Description"]) == (
+        0,
+        "SAVE10",
+        "Spring",
+        "Ten off",
+    )
+    assert created["Created"] == created["Modified"]
+    assert emu.api("GET", coupon_url).json() == created
+
+
+def test_post_when_a_definition_exists_is_400_property_already_in_use(emu, coupon_url):
+    first = emu.api("POST", coupon_url, json=STATIC).json()
+    again = emu.api("POST", coupon_url, json=DYNAMIC)
+    assert emu.error(again) == (PROPERTY_ALREADY_IN_USE, "CampaignId", "CouponDefinition")
+    assert "PUT" in again.json()[0]["ErrorMessage"]
+    assert emu.api("GET", coupon_url).json() == first
+    replaced = emu.api("PUT", coupon_url, json=DYNAMIC)  # PUT still creates or replaces
+    assert (replaced.status_code, replaced.json()["CouponTypeId"]) == (200, 1)
+
+
+def test_post_after_put_is_refused_and_bad_bodies_list_every_problem(emu, coupon_url):
+    assert emu.api("PUT", coupon_url, json=STATIC).status_code == 200
+    errors = emu.api("POST", coupon_url, json={"CouponTypeId": 0}).json()
+    assert [(e["ErrorCodeId"], e["PropertyName"]) for e in errors] == [
+        (PROPERTY_REQUIRED, "StaticCode"),
+        (PROPERTY_ALREADY_IN_USE, "CampaignId"),
+    ]
+
+
+def test_post_checks_the_campaign_like_put(emu, coupon_url):
+    basic = emu.create_campaign(CampaignTypeId=1)
+    response = emu.api("POST", f"{emu.campaigns}/{basic['Id']}/coupon", json=STATIC)
+    assert emu.error(response) == (PROPERTY_INVALID_VALUE, "CampaignTypeId", "Campaign")
+    assert emu.error(emu.api("POST", f"{emu.campaigns}/999/coupon", json=STATIC), 404)[2] == "Campaign"

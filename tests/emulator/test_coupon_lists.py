@@ -34,7 +34,7 @@ def test_empty_list_is_204(emu):
 def test_create_counts_distinct_codes_and_hides_them(emu):
     created = emu.created(
         lists(emu),
-        {"name": "Spring codes", "Description": "Q2", "Inheritable": True, "CouponCodes": ["A1", "B2", "A1"]},
+        {"Name": "Spring codes", "Description": "Q2", "Inheritable": True, "CouponCodes": ["A1", "B2", "A1"]},
     )
     assert set(created) == FIELDS
     assert (created["Name"], created["Description"], created["Inheritable"]) == ("Spring codes", "Q2", True)

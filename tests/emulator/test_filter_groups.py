@@ -1,4 +1,7 @@
-"""Filter groups of the seeded contact list: flat list, one group, and PUT of the group's own Operator."""
+"""Filter groups of the seeded contact list: flat list, one group, and PUT of the group's own Operator.
+
+Spec 4.6: the PUT cannot change subgroups or filters; sending them back unchanged is accepted.
+"""
 
 from __future__ import annotations
 
@@ -42,7 +45,7 @@ def test_get_one_group(emu):
 
 
 def test_put_changes_the_operator(emu):
-    response = emu.api("PUT", f"{groups(emu)}/4102", json={"operator": "AND", "Id": 1, "ParentId": None})
+    response = emu.api("PUT", f"{groups(emu)}/4102", json={"Operator": "AND", "Id": 1, "ParentId": None})
     assert response.status_code == 200
     assert (response.json()["Id"], response.json()["Operator"], response.json()["ParentId"]) == (4102, "AND", 4101)
     root = emu.api("GET", f"{groups(emu)}/4101").json()
@@ -60,6 +63,7 @@ def test_put_changes_the_operator(emu):
         ({"Operator": "OR", "Groups": []}, PROPERTY_INVALID_VALUE, "Groups"),
         ({"filters": None}, PROPERTY_INVALID_VALUE, "Filters"),
         ({"FILTERS": [{"FilterTypeId": 2}]}, PROPERTY_INVALID_VALUE, "Filters"),
+        ({"operator": "OR"}, PROPERTY_INVALID_VALUE, "Operator"),
     ],
 )
 def test_put_validation(emu, body, code, prop):
@@ -67,7 +71,7 @@ def test_put_validation(emu, body, code, prop):
     assert emu.api("GET", f"{groups(emu)}/4101").json()["Operator"] == "AND"
 
 
-def test_subgroups_and_filters_are_refused_with_a_pointer_to_the_contact_list(emu):
+def test_changed_subgroups_and_filters_are_refused_with_a_pointer_to_the_contact_list(emu):
     response = emu.api("PUT", f"{groups(emu)}/4101", json={"Operator": "OR", "Groups": [], "Filters": []})
     assert response.status_code == 400
     errors = response.json()
@@ -83,3 +87,55 @@ def test_unknown_list_or_group_is_404(emu):
     assert emu.error(emu.api("GET", f"{groups(emu)}/x"), 404)[2] == "FilterGroup"
     other = emu.ok("POST", "/accounts", json={"name": "Other"})
     assert emu.error(emu.api("GET", f"/account/{other['account_id']}/contactlist/4001/group"), 404)[2] == "Account"
+
+
+def test_put_of_the_body_get_answered_is_accepted(emu):
+    for group_id in (4101, 4102):
+        read = emu.api("GET", f"{groups(emu)}/{group_id}").json()
+        response = emu.api("PUT", f"{groups(emu)}/{group_id}", json=read)
+        assert (response.status_code, response.json()) == (200, read)
+
+
+def test_put_of_the_read_body_may_change_the_operator(emu):
+    read = emu.api("GET", f"{groups(emu)}/4101").json()
+    response = emu.api("PUT", f"{groups(emu)}/4101", json={**read, "Operator": "OR"})
+    assert response.status_code == 200
+    assert response.json() == {**read, "Operator": "OR"}
+
+
+def test_unchanged_is_judged_by_meaning(emu):
+    read = emu.api("GET", f"{groups(emu)}/4102").json()
+    first, second = read["Filters"]
+    reordered = [second, {k: v for k, v in first.items() if k != "AccountId"} | {"DynamicValue": None}]
+    response = emu.api("PUT", f"{groups(emu)}/4102", json={"Filters": reordered, "Groups": None})
+    assert (response.status_code, response.json()["Filters"]) == (200, read["Filters"])
+
+
+def _root(emu):
+    return emu.api("GET", f"{groups(emu)}/4101").json()
+
+
+@pytest.mark.parametrize(
+    ("change", "prop", "where"),
+    [
+        (lambda g: g["Filters"][0].update(Value="2"), "Filters", "Filters[0].Value"),
+        (lambda g: g["Filters"][0].update(FilterTypeId=True), "Filters", "Filters[0].FilterTypeId"),
+        (lambda g: g["Filters"][0].update(Value=None), "Filters", "Filters[0].Value"),
+        (lambda g: g["Filters"][0].update(OperandFunction="LOWER"), "Filters", "Filters[0].OperandFunction"),
+        (lambda g: g["Filters"][0].pop("Id"), "Filters", "Filters[0]"),
+        (lambda g: g["Filters"].append(dict(g["Filters"][0])), "Filters", "Filters holds 2"),
+        (lambda g: g["Groups"][0].update(Operator="AND"), "Groups", "Groups[0].Operator"),
+        (lambda g: g["Groups"][0]["Filters"].pop(), "Groups", "Groups[0].Filters holds 1"),
+        (lambda g: g["Groups"][0]["Filters"][1].update(Id=4201), "Groups", "Groups[0].Filters[1]"),
+        (lambda g: g.update(Groups={}), "Groups", "Groups is not a list"),
+        (lambda g: g["Filters"][0].update(Id=[4201]), "Filters", "Filters[0] is not one of the stored items"),
+    ],
+)
+def test_put_that_would_change_subgroups_or_filters_is_400(emu, change, prop, where):
+    body = _root(emu)
+    change(body)
+    response = emu.api("PUT", f"{groups(emu)}/4101", json=body)
+    assert emu.error(response) == (PROPERTY_INVALID_VALUE, prop, "FilterGroup")
+    assert where in response.json()[0]["ErrorMessage"]
+    assert _root(emu)["Operator"] == "AND"
+    assert emu.api("GET", f"{groups(emu)}/4102").json()["Operator"] == "OR"

@@ -45,10 +45,26 @@ def test_create_one_time_schedule(emu):
     assert (created["ProcessStatus"], created["Logs"]) == ("Pending", None)
 
 
-def test_start_from_with_offset_is_stored_as_utc_without_offset(emu):
-    created = emu.create_schedule(StartFrom="2026-12-01T18:30:00+01:00", EndAfter=None)
-    assert (created["StartFrom"], created["EndAfter"]) == ("2026-12-01T17:30:00", None)
-    assert emu.create_schedule(StartFrom="2026-12-01T17:30:00Z")["StartFrom"] == "2026-12-01T17:30:00"
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("StartFrom", "2026-12-01T18:30:00+01:00"),
+        ("StartFrom", "2026-12-01T17:30:00Z"),
+        ("StartFrom", "2026-12-01T17:30:00.123-05:00"),
+        ("EndAfter", "2026-12-02T00:00:00+0000"),
+    ],
+)
+def test_a_timestamp_with_a_zone_offset_is_refused(emu, name, value):
+    response = emu.api("POST", emu.schedules, json=emu.schedule_body(**{name: value}))
+    assert emu.error(response) == (PROPERTY_INVALID_VALUE, name, "ActionSchedule")
+    assert "without a zone offset" in response.json()[0]["ErrorMessage"]
+    assert emu.api("GET", emu.schedules).status_code == 204
+
+
+@pytest.mark.parametrize("value", ["2026-12-01", "2026-12-01 17:30:00", "20261201T173000", " 2026-12-01T17:30:00"])
+def test_a_timestamp_not_in_iso_8601_date_time_extended_form_is_refused(emu, value):
+    response = emu.api("POST", emu.schedules, json=emu.schedule_body(StartFrom=value))
+    assert emu.error(response) == (PROPERTY_INVALID_VALUE, "StartFrom", "ActionSchedule")
 
 
 @pytest.mark.parametrize(
@@ -129,6 +145,10 @@ def test_other_accounts_action_is_404(emu):
         ({"ScheduleTypeId": 8, "MonthDay": "0"}, PROPERTY_INVALID_VALUE, "MonthDay"),
         ({"ScheduleTypeId": 8, "MonthDay": "1,32"}, PROPERTY_INVALID_VALUE, "MonthDay"),
         ({"ScheduleTypeId": 8, "MonthDay": "first"}, PROPERTY_INVALID_VALUE, "MonthDay"),
+        ({"ScheduleTypeId": 6.0}, PROPERTY_INVALID_VALUE, "ScheduleTypeId"),
+        ({"ScheduleTypeId": 6, "WeekDay": 1}, PROPERTY_INVALID_VALUE, "WeekDay"),
+        ({"ScheduleTypeId": 7, "WeekDay": "MON", "MonthDay": 15}, PROPERTY_INVALID_VALUE, "MonthDay"),
+        ({"runAt": "17:30:00"}, PROPERTY_INVALID_VALUE, "RunAt"),
     ],
 )
 def test_validation_errors_name_the_property(emu, fields, code, prop):

@@ -310,7 +310,7 @@ def test_update_campaign_coupon_external_list_id_from_a_template_string(platform
         task_id="cp", campaign_id=str(made["Id"]), coupon_type="External", external_list_id=str(codes["Id"])
     )
     result = run(op)
-    assert platform.requests()[0]["json"] == {"CouponTypeId": 2, "ExternalListId": codes["Id"]}
+    assert platform.requests()[0]["json"] == {"CouponTypeId": 2, "ExternalListId": codes["Id"], "StaticCode": ""}
     assert result["ExternalListId"] == codes["Id"]
 
 

@@ -36,6 +36,9 @@ REQUIRED = {
     "update_campaign": ("campaign_id",),
     "delete_campaign": ("campaign_id",),
     "update_campaign_coupon": ("campaign_id", "coupon_type"),
+    "get_campaign_coupon": ("campaign_id",),
+    "create_campaign_coupon": ("campaign_id", "coupon_type"),
+    "get_campaign_coupon_redemptions": ("campaign_id",),
     "list_push_voice_calls": (),
     "get_push_voice_call": ("action_id",),
     "create_push_voice_call": ("channels",),
@@ -44,6 +47,7 @@ REQUIRED = {
     "get_filter_group": ("contact_list_id", "group_id"),
     "update_filter_group": ("contact_list_id", "group_id"),
     "list_contacts": (),
+    "get_contact": ("contact_id",),
     "create_callback": ("callback_type", "url"),
     "attach_keyword_campaign": ("channel", "keyword_id", "campaign_id"),
     "list_callbacks": (),
@@ -56,7 +60,7 @@ def operator_class(name: str) -> type:
 
 
 def test_the_table_covers_every_operation():
-    assert len(OPERATIONS) == 35
+    assert len(OPERATIONS) == 39
     assert set(REQUIRED) == set(OPERATIONS)
 
 

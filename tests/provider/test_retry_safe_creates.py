@@ -27,6 +27,10 @@ CREATES = {
     "schedule": ("/action/5001/schedule$", lambda h: h.list_schedules(5001)),
     "voice_call": ("/action-pushvoicecall$", lambda h: h.list_push_voice_calls()),
     "callback": ("/callback$", lambda h: h.list_callbacks()),
+    "coupon_definition": (
+        "/coupon$",
+        lambda h: [h.get_campaign_coupon(c["Id"]) for c in h.list_campaigns() if c["Name"] == "Retry-safe campaign"],
+    ),
 }
 
 

@@ -8,9 +8,8 @@ from typing import Any
 
 from .base import STATUS_ACTIVE, STATUS_DELETED, STATUS_NAMES, Audit, optional_timestamp
 
-# CampaignType: 0 Gateway, 1 Basic, 2 Dialog, 3 Question, 4 Coupon, 5 Sweepstakes, 6 Chat.
-CAMPAIGN_TYPE_MIN = 0
-CAMPAIGN_TYPE_MAX = 6
+# CampaignType (facts §2).
+CAMPAIGN_TYPES = {0: "Gateway", 1: "Basic", 2: "Dialog", 3: "Question", 4: "Coupon", 5: "Sweepstakes", 6: "Chat"}
 CAMPAIGN_TYPE_COUPON = 4
 
 # CouponType and ValidDateType (null counts as None).
@@ -18,8 +17,14 @@ COUPON_TYPES = {0: "Static", 1: "Dynamic", 2: "External"}
 COUPON_STATIC = 0
 COUPON_EXTERNAL = 2
 VALID_DATE_TYPES = {0: "None", 1: "Static", 2: "Rolling"}
-VALID_DATE_ROLLING = 2
 DEFAULT_MAX_USES = 1
+
+# CouponStatus of a redemption (facts §2); anything but Redeemed is a failure.
+COUPON_REDEEMED = 0
+COUPON_NOT_FOUND = 1
+COUPON_EXPIRED = 2
+COUPON_LIMIT_REACHED = 3
+COUPON_NOT_STARTED = 4
 
 
 @dataclass
@@ -67,17 +72,19 @@ class CouponFields:
     """The client-supplied part of a coupon definition (a PUT carries all of it)."""
 
     coupon_type_id: int
+    static_code: str
     prefix: str | None = None
-    static_code: str | None = None
     external_id1: str | None = None
     external_id2: str | None = None
     valid_from: datetime | None = None
     valid_to: datetime | None = None
-    max_uses: int = DEFAULT_MAX_USES
+    max_uses: int | float = DEFAULT_MAX_USES  # spec 2.4 types it as a number; 0 is unlimited
     valid_date_type_id: int | None = None
     valid_rolling_days: int | None = None
     valid_rolling_offset: int | None = None
     external_list_id: int | None = None
+    name: str | None = None
+    description: str | None = None
 
 
 @dataclass
@@ -106,6 +113,29 @@ class CouponDefinition:
             "ValidRollingOffSet": f.valid_rolling_offset,
             "ExternalListId": f.external_list_id,
             "ExternalCouponList": external_list,
+            "Name": f.name,
+            "Description": f.description,
             "Created": optional_timestamp(self.audit.created),
             "Modified": optional_timestamp(self.audit.modified),
+        }
+
+
+@dataclass(frozen=True)
+class Redemption:
+    """One ``event-redeemcoupon`` attempt; ``campaign_id`` is None when the code matched no coupon campaign."""
+
+    account_id: int
+    campaign_id: int | None
+    contact_id: int | None
+    coupon_code: str
+    status: int
+    created: datetime
+
+    def to_api(self) -> dict[str, Any]:
+        return {
+            "CampaignId": self.campaign_id,
+            "ContactId": self.contact_id,
+            "CouponCode": self.coupon_code,
+            "Status": self.status,
+            "Created": optional_timestamp(self.created),
         }

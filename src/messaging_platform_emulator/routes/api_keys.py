@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.responses import Response
 
-from .deps import KeyDep, StateDep, listing, ok
+from .deps import BodyDep, KeyDep, StateDep, listing, ok
 
 router = APIRouter(tags=["API keys"])
 BASE = "/account/{account_id}/api-key"
@@ -22,8 +22,8 @@ async def get_api_key(account_id: int, key_id: int, key: KeyDep, state: StateDep
 
 
 @router.post(BASE, status_code=201)
-async def create_api_key(account_id: int, request: Request, key: KeyDep, state: StateDep) -> Response:
-    return ok(state.api_keys.create(key, account_id, await request.body()), 201)
+async def create_api_key(account_id: int, key: KeyDep, body: BodyDep, state: StateDep) -> Response:
+    return ok(state.api_keys.create(key, account_id, body), 201)
 
 
 @router.put(BASE + "/{key_id}")

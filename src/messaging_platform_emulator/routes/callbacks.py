@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.responses import Response
 
-from .deps import KeyDep, StateDep, listing, ok
+from .deps import BodyDep, KeyDep, StateDep, listing, ok
 
 router = APIRouter(tags=["callbacks"])
 BASE = "/account/{account_id}/callback"
@@ -22,15 +22,13 @@ async def get_callback(account_id: int, callback_id: int, key: KeyDep, state: St
 
 
 @router.post(BASE, status_code=201)
-async def create_callback(account_id: int, request: Request, key: KeyDep, state: StateDep) -> Response:
-    return ok(state.callbacks.create(key, account_id, await request.body()), 201)
+async def create_callback(account_id: int, key: KeyDep, body: BodyDep, state: StateDep) -> Response:
+    return ok(state.callbacks.create(key, account_id, body), 201)
 
 
 @router.put(BASE + "/{callback_id}")
-async def update_callback(
-    account_id: int, callback_id: int, request: Request, key: KeyDep, state: StateDep
-) -> Response:
-    return ok(state.callbacks.update(key, account_id, callback_id, await request.body()))
+async def update_callback(account_id: int, callback_id: int, key: KeyDep, body: BodyDep, state: StateDep) -> Response:
+    return ok(state.callbacks.update(key, account_id, callback_id, body))
 
 
 @router.delete(BASE + "/{callback_id}")

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.responses import Response
 
-from .deps import KeyDep, StateDep, listing, ok
+from .deps import BodyDep, KeyDep, StateDep, listing, ok
 
 router = APIRouter(tags=["external coupon lists"])
 BASE = "/account/{account_id}/external-couponlist"
@@ -24,15 +24,15 @@ async def get_coupon_list(account_id: int, coupon_list_id: int, key: KeyDep, sta
 
 
 @router.post(BASE, status_code=201)
-async def create_coupon_list(account_id: int, request: Request, key: KeyDep, state: StateDep) -> Response:
-    return ok(state.coupon_lists.create(key, account_id, await request.body()), 201)
+async def create_coupon_list(account_id: int, key: KeyDep, body: BodyDep, state: StateDep) -> Response:
+    return ok(state.coupon_lists.create(key, account_id, body), 201)
 
 
 @router.put(ITEM)
 async def update_coupon_list(
-    account_id: int, coupon_list_id: int, request: Request, key: KeyDep, state: StateDep
+    account_id: int, coupon_list_id: int, key: KeyDep, body: BodyDep, state: StateDep
 ) -> Response:
-    return ok(state.coupon_lists.update(key, account_id, coupon_list_id, await request.body()))
+    return ok(state.coupon_lists.update(key, account_id, coupon_list_id, body))
 
 
 @router.delete(ITEM)

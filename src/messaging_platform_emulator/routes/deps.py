@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
-from typing import Annotated, Any, Protocol
+from collections.abc import Callable, Iterable, Iterator
+from typing import Annotated, Any, Protocol, TypeVar
 
 from fastapi import Depends, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from ..emulator import Emulator
+from ..errors import UNKNOWN_ERROR, ErrorDetail, PlatformError
 from ..models import ApiKey
+from ..odata import refuse_unsupported
 from ..services.access import authenticate
 from ..state import PlatformState
+
+JSON_MEDIA_TYPE = "application/json"
+ODATA_OPTIONS_ATTRIBUTE = "odata_options"
+Endpoint = TypeVar("Endpoint", bound=Callable[..., Any])
 
 # Longer lists are streamed as they are rendered instead of being built whole first.
 STREAM_FROM = 10_000
@@ -37,6 +43,42 @@ def get_api_key(request: Request, state: Annotated[PlatformState, Depends(get_st
 EmulatorDep = Annotated[Emulator, Depends(get_emulator)]
 StateDep = Annotated[PlatformState, Depends(get_state)]
 KeyDep = Annotated[ApiKey, Depends(get_api_key)]
+
+
+async def json_body(request: Request, key: KeyDep) -> bytes:
+    """The raw request body; one that is not empty must be sent as ``Content-Type: application/json`` (415).
+
+    Checked after authentication and before any lookup, where ASP.NET Web API picks the body's formatter.
+    """
+    raw = await request.body()
+    if raw:
+        given = request.headers.get("content-type")
+        media_type = (given or "").split(";", 1)[0].strip().lower()
+        if media_type != JSON_MEDIA_TYPE:
+            shown = media_type or "application/octet-stream"  # what Web API assumes when none is given
+            message = f"The request entity's media type '{shown}' is not supported for this resource."
+            raise PlatformError(415, [ErrorDetail(UNKNOWN_ERROR, message)])
+    return raw
+
+
+BodyDep = Annotated[bytes, Depends(json_body)]
+
+
+def odata_options(*names: str) -> Callable[[Endpoint], Endpoint]:
+    """Mark a route as taking these OData query options; every other ``$`` option is refused with 400."""
+
+    def mark(endpoint: Endpoint) -> Endpoint:
+        setattr(endpoint, ODATA_OPTIONS_ATTRIBUTE, frozenset(names))
+        return endpoint
+
+    return mark
+
+
+async def check_query_options(request: Request, key: KeyDep) -> None:
+    """For every platform route, after authentication: refuse ``$`` options the route does not take (400)."""
+    endpoint = request.scope.get("endpoint")
+    accepted: frozenset[str] = getattr(endpoint, ODATA_OPTIONS_ATTRIBUTE, frozenset())
+    refuse_unsupported((name for name, _ in request.query_params.multi_items()), accepted)
 
 
 def ok(content: Any, status_code: int = 200) -> JSONResponse:

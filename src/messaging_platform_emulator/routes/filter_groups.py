@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.responses import Response
 
-from .deps import KeyDep, StateDep, listing, ok
+from .deps import BodyDep, KeyDep, StateDep, listing, ok
 
 router = APIRouter(tags=["filter groups"])
 BASE = "/account/{account_id}/contactlist/{contact_list_id}/group"
@@ -25,6 +25,6 @@ async def get_filter_group(
 
 @router.put(BASE + "/{group_id}")
 async def update_filter_group(
-    account_id: int, contact_list_id: int, group_id: int, request: Request, key: KeyDep, state: StateDep
+    account_id: int, contact_list_id: int, group_id: int, key: KeyDep, body: BodyDep, state: StateDep
 ) -> Response:
-    return ok(state.filter_groups.update(key, account_id, contact_list_id, group_id, await request.body()))
+    return ok(state.filter_groups.update(key, account_id, contact_list_id, group_id, body))

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.responses import Response
 
-from .deps import KeyDep, StateDep, ok
+from .deps import BodyDep, KeyDep, StateDep, ok
 
 router = APIRouter(tags=["keywords"])
 ITEM = "/account/{account_id}/channel/{channel}/keyword/{keyword}"
@@ -18,7 +18,7 @@ async def get_keyword(account_id: int, channel: str, keyword: str, key: KeyDep, 
 
 @router.post(ITEM + "/campaign")
 async def attach_keyword_campaign(
-    account_id: int, channel: str, keyword: str, request: Request, key: KeyDep, state: StateDep
+    account_id: int, channel: str, keyword: str, key: KeyDep, body: BodyDep, state: StateDep
 ) -> Response:
     """Body: the campaign id as a bare JSON integer, e.g. ``3001``."""
-    return ok(state.keywords.attach_campaign(key, account_id, channel, keyword, await request.body()))
+    return ok(state.keywords.attach_campaign(key, account_id, channel, keyword, body))

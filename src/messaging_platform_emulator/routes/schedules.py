@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.responses import Response
 
-from .deps import KeyDep, StateDep, listing, ok
+from .deps import BodyDep, KeyDep, StateDep, listing, ok
 
 router = APIRouter(tags=["action schedules"])
 BASE = "/account/{account_id}/action/{action_id}/schedule"
@@ -22,15 +22,15 @@ async def get_schedule(account_id: int, action_id: int, schedule_id: int, key: K
 
 
 @router.post(BASE, status_code=201)
-async def create_schedule(account_id: int, action_id: int, request: Request, key: KeyDep, state: StateDep) -> Response:
-    return ok(state.schedules.create(key, account_id, action_id, await request.body()), 201)
+async def create_schedule(account_id: int, action_id: int, key: KeyDep, body: BodyDep, state: StateDep) -> Response:
+    return ok(state.schedules.create(key, account_id, action_id, body), 201)
 
 
 @router.put(BASE + "/{schedule_id}")
 async def update_schedule(
-    account_id: int, action_id: int, schedule_id: int, request: Request, key: KeyDep, state: StateDep
+    account_id: int, action_id: int, schedule_id: int, key: KeyDep, body: BodyDep, state: StateDep
 ) -> Response:
-    return ok(state.schedules.update(key, account_id, action_id, schedule_id, await request.body()))
+    return ok(state.schedules.update(key, account_id, action_id, schedule_id, body))
 
 
 @router.delete(BASE + "/{schedule_id}")

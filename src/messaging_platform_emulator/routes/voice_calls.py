@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.responses import Response
 
-from .deps import KeyDep, StateDep, listing, ok
+from .deps import BodyDep, KeyDep, StateDep, listing, ok
 
 router = APIRouter(tags=["push voice calls"])
 BASE = "/account/{account_id}/action-pushvoicecall"
@@ -22,8 +22,8 @@ async def get_voice_call(account_id: int, action_id: int, key: KeyDep, state: St
 
 
 @router.post(BASE, status_code=201)
-async def create_voice_call(account_id: int, request: Request, key: KeyDep, state: StateDep) -> Response:
-    return ok(state.voice_calls.create(key, account_id, await request.body()), 201)
+async def create_voice_call(account_id: int, key: KeyDep, body: BodyDep, state: StateDep) -> Response:
+    return ok(state.voice_calls.create(key, account_id, body), 201)
 
 
 @router.delete(BASE + "/{action_id}")

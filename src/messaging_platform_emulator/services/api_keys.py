@@ -51,6 +51,7 @@ def _read_new_key(body: Body, now: datetime) -> tuple[str, int, datetime | None]
             f"{type_name} must be one of {_ALLOWED}; got {type_id}. Master keys (1) cannot be created through the API.",
         )
     valid_to = None
+    body.expect("ValidTo")  # read for Temporary keys only, but a misspelling is refused for every type
     if type_id == API_KEY_TYPE_TEMPORARY:
         valid_to = body.date_time("ValidTo", required=True)
         if valid_to is not None and valid_to <= now:

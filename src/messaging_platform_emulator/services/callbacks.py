@@ -18,7 +18,10 @@ _ALLOWED = ", ".join(f"{number} ({name})" for number, name in CALLBACK_TYPES.ite
 
 
 def _read_callback(body: Body) -> tuple[int, str, bool]:
-    """CallbackType, URL (also read as Url: names are case-insensitive) and Active; all required."""
+    """CallbackType (integer), URL (string, an absolute http(s) URL) and Active (boolean); all required (spec 2.5).
+
+    Names are case-sensitive (spec 1): the facts' SDK spelling ``Url`` is refused with 400 naming ``URL``.
+    """
     callback_type = body.integer("CallbackType", required=True)
     if callback_type is not None and callback_type not in CALLBACK_TYPES:
         body.invalid("CallbackType", f"CallbackType must be one of {_ALLOWED}; got {callback_type}.")

@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..models import (
-    CAMPAIGN_TYPE_MAX,
-    CAMPAIGN_TYPE_MIN,
-    STATUS_DELETED,
-    Audit,
-    Campaign,
-)
+from ..models import CAMPAIGN_TYPES, STATUS_DELETED, Audit, Campaign
+from ..odata import BOOLEAN, INTEGER, STRING, read_list_query
 from ..validation import Body, parse_json_object
 from .access import require_account, require_campaign
 
@@ -19,6 +15,28 @@ if TYPE_CHECKING:
     from ..state import PlatformState
 
 OBJECT_TYPE = "Campaign"
+# $filter properties: those of the campaign answer (spec 2.3) and IsDefault, which the facts' own example
+# filter uses ("(IsDefault eq true) and (CampaignTypeId eq 1)", facts §1). Date-times are ISO 8601 text.
+FILTER_PROPERTIES = {
+    "Id": INTEGER,
+    "AccountId": INTEGER,
+    "SubscriptionId": INTEGER,
+    "Name": STRING,
+    "CampaignTypeId": INTEGER,
+    "StatusId": INTEGER,
+    "StatusReason": STRING,
+    "ContentId": INTEGER,
+    "Session": INTEGER,
+    "SessionLength": INTEGER,
+    "UserData": STRING,
+    "Created": STRING,
+    "Modified": STRING,
+    "CreatedBy": STRING,
+    "ModifiedBy": STRING,
+    "SingleUse": BOOLEAN,
+    "SingleUseContentId": INTEGER,
+    "IsDefault": BOOLEAN,
+}
 
 # Optional integer properties: (API name, attribute).
 _OPTIONAL_INTS = (
@@ -29,14 +47,16 @@ _OPTIONAL_INTS = (
 
 
 def _read_changes(body: Body, *, creating: bool) -> dict[str, Any]:
-    """Validated attribute changes from a create (all required present) or update (only given) body."""
+    """Validated attribute changes from a create (all required present) or update (only given) body.
+
+    Spec 2.3: Name (string) and CampaignTypeId (number; one of the CampaignType values) are required on create.
+    Session and SessionLength are answer-only (read-only, facts §8.1) and are not read from a request.
+    """
     changes: dict[str, Any] = {}
     if creating or body.has("Name"):
         changes["name"] = body.string("Name", required=True)
     if creating or body.has("CampaignTypeId"):
-        changes["campaign_type_id"] = body.integer(
-            "CampaignTypeId", required=True, minimum=CAMPAIGN_TYPE_MIN, maximum=CAMPAIGN_TYPE_MAX
-        )
+        changes["campaign_type_id"] = body.choice("CampaignTypeId", CAMPAIGN_TYPES, required=True)
     for name, attribute in _OPTIONAL_INTS:
         if body.has(name):
             changes[attribute] = body.integer(name)
@@ -46,11 +66,9 @@ def _read_changes(body: Body, *, creating: bool) -> dict[str, Any]:
         changes["single_use"] = bool(body.boolean("SingleUse"))
     if body.has("IsDefault"):
         changes["is_default"] = bool(body.boolean("IsDefault"))
-    if body.has("Session"):
-        changes["session"] = body.integer("Session", minimum=0) or 0
-    if body.has("SessionLength"):
-        changes["session_length"] = body.integer("SessionLength", minimum=0) or 0
-    # Content and Links are accepted and not modelled.
+    # Content (an object) and Links (objects) are type-checked and not modelled.
+    body.nested("Content", "Content")
+    body.object_list("Links", "Link")
     body.check()
     return changes
 
@@ -62,15 +80,19 @@ class CampaignService:
     def _find(self, key: ApiKey, account_id: int, campaign_id: int) -> Campaign:
         return require_campaign(self._state, key, account_id, campaign_id)
 
-    def list(self, key: ApiKey, account_id: int, only_mine: bool) -> list[dict[str, Any]]:
-        """Live campaigns of the account. Accounts have no parents yet, so ``only_mine`` changes nothing."""
+    def list(
+        self, key: ApiKey, account_id: int, only_mine: bool, options: Mapping[str, str | None]
+    ) -> list[dict[str, Any]]:
+        """Live campaigns of the account by Id, filtered by ``$filter``, then ``$skip``, then ``$top``.
+
+        Accounts have no parents yet, so ``only_mine`` changes nothing.
+        """
         with self._state.lock:
             require_account(self._state, key, account_id)
-            return [
-                c.to_api()
-                for c in self._state.tables.campaigns.values()
-                if c.account_id == account_id and not c.deleted
-            ]
+            query = read_list_query(options, FILTER_PROPERTIES, OBJECT_TYPE)
+            live = [c for c in self._state.tables.campaigns.values() if c.account_id == account_id and not c.deleted]
+            rows = [{**c.to_api(), "IsDefault": c.is_default} for c in live]
+            return [{k: v for k, v in row.items() if k != "IsDefault"} for row in query.apply(rows)]
 
     def get(self, key: ApiKey, account_id: int, campaign_id: int) -> dict[str, Any]:
         with self._state.lock:

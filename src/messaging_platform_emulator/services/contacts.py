@@ -1,11 +1,13 @@
-"""Contact rules: the account's contacts by id, paged with OData ``$top``/``$skip``; generated in blocks."""
+"""Contact rules: the account's contacts by id, with OData ``$filter``, ``$skip`` and ``$top``; generated in blocks."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..errors import not_found
 from ..models import ContactBlock, ContactPage
-from ..validation import read_paging
+from ..odata import INTEGER, STRING, Predicate, read_list_query
 from .access import control_account, require_account
 
 if TYPE_CHECKING:
@@ -14,6 +16,57 @@ if TYPE_CHECKING:
 
 OBJECT_TYPE = "Contact"
 MAX_GENERATED = 1_000_000
+# $filter properties: the scalar ones of a contact (spec 2.2); Subscriptions and Attributes are collections.
+FILTER_PROPERTIES = {
+    "Id": INTEGER,
+    "AccountId": INTEGER,
+    "StatusId": INTEGER,
+    "PhoneNumber": STRING,
+    "Email": STRING,
+    "Created": STRING,
+    "CreatedBy": STRING,
+    "Modified": STRING,
+    "ModifiedBy": STRING,
+}
+Slices = list[tuple[ContactBlock, int, int]]
+
+
+def _window(blocks: list[ContactBlock], offset: int, limit: int | None) -> Slices:
+    """Contacts ``offset`` to ``offset + limit`` of the blocks, as (block, first offset, end offset) slices."""
+    slices: Slices = []
+    remaining = limit
+    for block in blocks:
+        if remaining == 0:
+            break
+        if offset >= block.count:
+            offset -= block.count
+            continue
+        end = block.count if remaining is None else min(block.count, offset + remaining)
+        slices.append((block, offset, end))
+        if remaining is not None:
+            remaining -= end - offset
+        offset = 0
+    return slices
+
+
+def _matching(blocks: list[ContactBlock], predicate: Predicate, skip: int, limit: int | None) -> Slices:
+    """The contacts that match, after skipping ``skip`` matches, at most ``limit``; runs merged into slices."""
+    slices: Slices = []
+    seen = 0
+    for block in blocks:
+        for offset in range(block.count):
+            if limit is not None and seen >= skip + limit:
+                return slices
+            if not predicate(block.contact(offset)):
+                continue
+            seen += 1
+            if seen <= skip:
+                continue
+            if slices and slices[-1][0] is block and slices[-1][2] == offset:
+                slices[-1] = (block, slices[-1][1], offset + 1)
+            else:
+                slices.append((block, offset, offset + 1))
+    return slices
 
 
 class ContactService:
@@ -24,28 +77,35 @@ class ContactService:
         """The account's blocks by id (blocks are made in id order, so the table already is)."""
         return [b for b in self._state.tables.contact_blocks.values() if b.account_id == account_id]
 
-    def list(self, key: ApiKey, account_id: int, top: str | None, skip: str | None) -> ContactPage:
-        """Contacts ordered by Id: skip ``$skip``, then at most ``$top`` (all when absent).
+    def list(self, key: ApiKey, account_id: int, options: Mapping[str, str | None]) -> ContactPage:
+        """Contacts ordered by Id: those matching ``$filter``, then skip ``$skip``, then at most ``$top``.
 
-        The page is rendered while it is sent, outside the lock: blocks never change once made.
+        The page is rendered while it is sent, and a filter is applied, outside the lock: blocks never change
+        once made.
         """
         with self._state.lock:
             require_account(self._state, key, account_id)
-            limit, offset = read_paging(top, skip, OBJECT_TYPE)
-            slices: list[tuple[ContactBlock, int, int]] = []
-            remaining = limit
-            for block in self._blocks(account_id):
-                if remaining == 0:
-                    break
-                if offset >= block.count:
-                    offset -= block.count
-                    continue
-                end = block.count if remaining is None else min(block.count, offset + remaining)
-                slices.append((block, offset, end))
-                if remaining is not None:
-                    remaining -= end - offset
-                offset = 0
-            return ContactPage(tuple(slices))
+            query = read_list_query(options, FILTER_PROPERTIES, OBJECT_TYPE)
+            blocks = self._blocks(account_id)
+        if query.predicate is None:
+            return ContactPage(tuple(_window(blocks, query.skip, query.top)))
+        return ContactPage(tuple(_matching(blocks, query.predicate, query.skip, query.top)))
+
+    def get(self, key: ApiKey, account_id: int, contact_id: int) -> dict[str, Any]:
+        """One contact of the account (404 ``Contact`` when it has none with that id)."""
+        with self._state.lock:
+            require_account(self._state, key, account_id)
+            found = self.find(account_id, contact_id)
+            if found is None:
+                raise not_found(OBJECT_TYPE, contact_id)
+            return found
+
+    def find(self, account_id: int, contact_id: int) -> dict[str, Any] | None:
+        """The API form of the account's contact, or None. Caller holds the lock."""
+        for block in self._blocks(account_id):
+            if block.first_id <= contact_id <= block.last_id:
+                return block.contact(contact_id - block.first_id)
+        return None
 
     def generate(self, account_id: int, count: int) -> ContactBlock:
         """Add ``count`` generated contacts to an account. Caller holds the lock."""

@@ -1,17 +1,21 @@
-"""Coupon definition rules: one definition per coupon campaign (CampaignTypeId 4), read and replaced by PUT."""
+"""Coupon definition rules: one definition per coupon campaign (CampaignTypeId 4).
+
+POST creates it (400 PropertyAlreadyInUse when the campaign has one), PUT creates or replaces it (spec 4.4:
+the PUT "defines" it), GET reads it. Body (spec 2.4, facts §8.2): CouponTypeId (number, required),
+StaticCode (string, required for every type; "" counts as given, but a Static coupon needs a code), the
+optional fields typed as spec 2.4 gives them, and Name and Description (facts §8.2).
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..errors import PROPERTY_INVALID_VALUE, ErrorDetail, not_found
+from ..errors import PROPERTY_ALREADY_IN_USE, PROPERTY_INVALID_VALUE, PROPERTY_REQUIRED, ErrorDetail, not_found
 from ..models import (
     CAMPAIGN_TYPE_COUPON,
-    COUPON_EXTERNAL,
     COUPON_STATIC,
     COUPON_TYPES,
     DEFAULT_MAX_USES,
-    VALID_DATE_ROLLING,
     VALID_DATE_TYPES,
     Audit,
     Campaign,
@@ -29,18 +33,6 @@ if TYPE_CHECKING:
 OBJECT_TYPE = "CouponDefinition"
 
 
-def _allowed(values: dict[int, str]) -> str:
-    return ", ".join(f"{number} ({name})" for number, name in values.items())
-
-
-def _enum(body: Body, name: str, values: dict[int, str], *, required: bool = False) -> int | None:
-    number = body.integer(name, required=required)
-    if number is not None and number not in values:
-        body.invalid(name, f"{name} must be one of {_allowed(values)}; got {number}.")
-        return None
-    return number
-
-
 class CouponDefinitionService:
     def __init__(self, state: PlatformState) -> None:
         self._state = state
@@ -53,12 +45,24 @@ class CouponDefinitionService:
                 raise not_found(OBJECT_TYPE, campaign_id)
             return self._render(definition)
 
-    def put(self, key: ApiKey, account_id: int, campaign_id: int, raw_body: bytes) -> dict[str, Any]:
+    def create(self, key: ApiKey, account_id: int, campaign_id: int, raw_body: bytes) -> dict[str, Any]:
+        """POST: define the campaign's coupon; 400 PropertyAlreadyInUse (CampaignId) when it already has one."""
+        return self.put(key, account_id, campaign_id, raw_body, creating=True)
+
+    def put(
+        self, key: ApiKey, account_id: int, campaign_id: int, raw_body: bytes, *, creating: bool = False
+    ) -> dict[str, Any]:
         """Create or replace the campaign's definition; an inline ExternalCouponList is created and linked."""
         with self._state.lock:
             campaign = require_campaign(self._state, key, account_id, campaign_id)
             body = parse_json_object(raw_body, OBJECT_TYPE)
             fields, inline_list = self._read(body, campaign)
+            if creating and campaign.id in self._state.tables.coupon_definitions:
+                message = (
+                    f"Campaign {campaign.id} already has a coupon definition; change it with PUT "
+                    f"/account/{account_id}/campaign/{campaign.id}/coupon."
+                )
+                body.errors.append(ErrorDetail(PROPERTY_ALREADY_IN_USE, message, OBJECT_TYPE, "CampaignId"))
             body.check()
             assert fields is not None
             if inline_list is not None:
@@ -84,19 +88,25 @@ class CouponDefinitionService:
                 f"a coupon definition needs a Coupon campaign (CampaignTypeId {CAMPAIGN_TYPE_COUPON})."
             )
             body.errors.append(ErrorDetail(PROPERTY_INVALID_VALUE, message, "Campaign", "CampaignTypeId"))
-        type_id = _enum(body, "CouponTypeId", COUPON_TYPES, required=True)
+        type_id = body.choice("CouponTypeId", COUPON_TYPES, required=True)
         prefix = body.string("Prefix")
-        static_code = body.string("StaticCode", required=type_id == COUPON_STATIC)
+        # Required for every type (spec 2.4); "" is a given value (the vendor's .NET SDK sends it for
+        # Dynamic and External coupons), null or absent is missing.
+        static_code = body.string("StaticCode", required=True, allow_empty=True)
+        if type_id == COUPON_STATIC and static_code is not None and not static_code.strip():
+            message = "A Static coupon (CouponTypeId 0) needs a StaticCode that is not empty."
+            body.errors.append(ErrorDetail(PROPERTY_REQUIRED, message, OBJECT_TYPE, "StaticCode"))
         external_id1, external_id2 = body.string("ExternalId1"), body.string("ExternalId2")
         valid_from, valid_to = body.date_time("ValidFrom"), body.date_time("ValidTo")
         if valid_from is not None and valid_to is not None and valid_to < valid_from:
             body.invalid("ValidTo", "ValidTo must not be before ValidFrom.")
-        max_uses = body.integer("MaxUses", minimum=0)
-        date_type_id = _enum(body, "ValidDateTypeId", VALID_DATE_TYPES)
-        rolling_days = body.integer("ValidRollingDays", required=date_type_id == VALID_DATE_ROLLING, minimum=1)
+        max_uses = body.number("MaxUses", minimum=0)
+        date_type_id = body.choice("ValidDateTypeId", VALID_DATE_TYPES)
+        rolling_days = body.integer("ValidRollingDays", minimum=1)
         rolling_offset = body.integer("ValidRollingOffSet")
-        list_id, inline_list = self._read_list(body, campaign.account_id, external=type_id == COUPON_EXTERNAL)
-        if type_id is None:
+        list_id, inline_list = self._read_list(body, campaign.account_id)
+        name, description = body.string("Name"), body.string("Description")
+        if type_id is None or static_code is None:
             return None, None
         fields = CouponFields(
             coupon_type_id=type_id,
@@ -111,11 +121,16 @@ class CouponDefinitionService:
             valid_rolling_days=rolling_days,
             valid_rolling_offset=rolling_offset,
             external_list_id=list_id,
+            name=name,
+            description=description,
         )
         return fields, inline_list
 
-    def _read_list(self, body: Body, account_id: int, *, external: bool) -> tuple[int | None, CouponListInput | None]:
-        """ExternalListId (an existing list of the account) or ExternalCouponList (a list to create), not both."""
+    def _read_list(self, body: Body, account_id: int) -> tuple[int | None, CouponListInput | None]:
+        """ExternalListId (an existing list of the account) or ExternalCouponList (a list to create), not both.
+
+        Both are optional (spec 2.4), also for an External coupon, which then has no codes to redeem.
+        """
         list_id = body.integer("ExternalListId")
         if list_id is not None and self._state.coupon_lists.find(account_id, list_id) is None:
             body.invalid("ExternalListId", f"ExternalListId {list_id} is not an external coupon list of the account.")
@@ -123,9 +138,4 @@ class CouponDefinitionService:
         inline_list = None if nested is None else read_coupon_list(nested, creating=True)
         if body.raw("ExternalListId") is not None and body.raw("ExternalCouponList") is not None:
             body.invalid("ExternalCouponList", "Give either ExternalListId or ExternalCouponList, not both.")
-        elif external and body.raw("ExternalListId") is None and body.raw("ExternalCouponList") is None:
-            body.missing(
-                "ExternalListId",
-                "An External coupon (CouponTypeId 2) needs ExternalListId or ExternalCouponList.",
-            )
         return list_id, inline_list

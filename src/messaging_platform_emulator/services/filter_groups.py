@@ -1,7 +1,15 @@
-"""Filter group rules: read a contact list's groups; PUT changes a group's own Operator only."""
+"""Filter group rules: read a contact list's groups; PUT changes a group's own Operator only.
+
+Spec 4.6: "The PUT cannot change any property of subgroups or filters." A PUT may carry ``Groups`` and
+``Filters`` as GET answered them (so a read-modify-write of the whole group works); if they would change the
+stored subgroups or filters, the PUT is refused with 400 naming the property. "Unchanged" is judged by meaning,
+not by bytes: objects are matched by ``Id`` whatever their order in a list, a property left out changes
+nothing, a null property the emulator does not hold changes nothing, and ``1`` is not ``true``.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..errors import not_found
@@ -15,8 +23,54 @@ if TYPE_CHECKING:
 
 OBJECT_TYPE = "FilterGroup"
 LIST_OBJECT_TYPE = "ContactList"
-# Properties a group PUT may not carry: the platform changes them through the contact list endpoint.
+# Properties a group PUT cannot change: the platform changes them through the contact list endpoint.
 NESTED_PROPERTIES = ("Groups", "Filters")
+
+
+def _same_scalar(given: Any, stored: Any) -> bool:
+    if isinstance(given, bool) or isinstance(stored, bool):
+        return type(given) is type(stored) and given == stored
+    if isinstance(given, (int, float)) and isinstance(stored, (int, float)):
+        return given == stored
+    return type(given) is type(stored) and given == stored
+
+
+def difference(given: Any, stored: Any, path: str) -> str | None:
+    """Where ``given`` (a request value) would change ``stored`` (its answer form), or None when it would not."""
+    if isinstance(stored, Mapping):
+        if not isinstance(given, Mapping):
+            return f"{path} is not an object"
+        for name, value in given.items():
+            if name not in stored:
+                if value is not None:
+                    return f"{path}.{name} is not a property the platform holds"
+                continue
+            found = difference(value, stored[name], f"{path}.{name}")
+            if found is not None:
+                return found
+        return None
+    if isinstance(stored, list):
+        return _list_difference(given, stored, path)
+    return None if _same_scalar(given, stored) else f"{path} differs from the stored {stored!r}"
+
+
+def _list_difference(given: Any, stored: list[Any], path: str) -> str | None:
+    """Lists of objects are matched by Id, whatever their order; each stored one must be there once."""
+    if not isinstance(given, list):
+        return f"{path} is not a list"
+    if len(given) != len(stored):
+        return f"{path} holds {len(given)} items, the stored one {len(stored)}"
+    by_id = {item.get("Id"): item for item in stored if isinstance(item, Mapping)}
+    seen: set[Any] = set()
+    for index, item in enumerate(given):
+        item_id = item.get("Id") if isinstance(item, Mapping) else None
+        if not isinstance(item_id, int) or isinstance(item_id, bool) or item_id not in by_id or item_id in seen:
+            return f"{path}[{index}] is not one of the stored items (matched by Id)"
+        seen.add(item_id)
+        found = difference(item, by_id[item_id], f"{path}[{index}]")
+        if found is not None:
+            return found
+    return None
 
 
 class FilterGroupService:
@@ -51,17 +105,20 @@ class FilterGroupService:
     def update(
         self, key: ApiKey, account_id: int, contact_list_id: int, group_id: int, raw_body: bytes
     ) -> dict[str, Any]:
-        """Change the group's Operator; a body with Groups or Filters is refused (400)."""
+        """Change the group's Operator; Groups or Filters that would change the stored ones are refused (400)."""
         with self._state.lock:
             group = self._find(key, account_id, contact_list_id, group_id)
             body = parse_json_object(raw_body, OBJECT_TYPE)
+            stored = group.to_api()
             for name in NESTED_PROPERTIES:
-                if body.has(name):
+                given = body.raw(name)
+                found = None if given is None else difference(given, stored[name], name)
+                if found is not None:
                     body.invalid(
                         name,
-                        f"{name} cannot be changed through the filter group endpoint: subgroups and filters are "
-                        f"changed through the contact list endpoint (/account/{account_id}/contactlist/"
-                        f"{contact_list_id}).",
+                        f"{name} would change ({found}), and the PUT cannot change any property of subgroups or "
+                        f"filters: they change through the contact list endpoint (/account/{account_id}/"
+                        f"contactlist/{contact_list_id}).",
                     )
             operator = group.operator
             if body.has("Operator"):

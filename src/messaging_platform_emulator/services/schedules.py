@@ -67,29 +67,27 @@ def collect_schedule_fields(body: Body) -> ScheduleFields | None:
     if start_from is not None and end_after is not None and end_after < start_from:
         body.invalid("EndAfter", "EndAfter must not be before StartFrom.")
 
+    # WeekDay and MonthDay are strings whenever given; required and checked for Weekly (7) and Monthly (8);
+    # for other types they do not apply and the answer holds the placeholder "*".
     week_day = NOT_APPLICABLE
-    if type_id == SCHEDULE_WEEKLY:
-        text = body.string("WeekDay", required=True)
-        if text is not None:
-            days = _day_list(text)
-            if all(day in WEEK_DAYS for day in days):
-                week_day = text.strip()
-            else:
-                body.invalid(
-                    "WeekDay",
-                    "WeekDay must be a comma-separated list of upper-case days from "
-                    + ", ".join(WEEK_DAYS)
-                    + f"; got {text!r}.",
-                )
+    text = body.string("WeekDay", required=type_id == SCHEDULE_WEEKLY)
+    if type_id == SCHEDULE_WEEKLY and text is not None:
+        if all(day in WEEK_DAYS for day in _day_list(text)):
+            week_day = text.strip()
+        else:
+            body.invalid(
+                "WeekDay",
+                "WeekDay must be a comma-separated list of upper-case days from "
+                + ", ".join(WEEK_DAYS)
+                + f"; got {text!r}.",
+            )
     month_day = NOT_APPLICABLE
-    if type_id == SCHEDULE_MONTHLY:
-        text = body.string("MonthDay", required=True)
-        if text is not None:
-            days = _day_list(text)
-            if all(day.isdigit() and 1 <= int(day) <= 31 for day in days):
-                month_day = text.strip()
-            else:
-                body.invalid("MonthDay", f"MonthDay must be a comma-separated list of days 1 to 31; got {text!r}.")
+    text = body.string("MonthDay", required=type_id == SCHEDULE_MONTHLY)
+    if type_id == SCHEDULE_MONTHLY and text is not None:
+        if all(day.isdigit() and 1 <= int(day) <= 31 for day in _day_list(text)):
+            month_day = text.strip()
+        else:
+            body.invalid("MonthDay", f"MonthDay must be a comma-separated list of days 1 to 31; got {text!r}.")
     if len(body.errors) > errors_before:
         return None
     assert type_id is not None and run_at is not None and start_from is not None

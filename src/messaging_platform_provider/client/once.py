@@ -68,6 +68,41 @@ def matches(item: Mapping[str, Any], body: Mapping[str, Any], dedupe: Dedupe, on
     return all(comparable(f, item.get(f)) == comparable(f, body.get(f)) for f in dedupe.match_fields)
 
 
+def _create_one_per_parent(
+    call: Callable[..., Any],
+    operation: str,
+    dedupe: Dedupe,
+    body: Mapping[str, Any],
+    once: CreateOnce,
+    key: str,
+    state: Mapping[str, Any],
+    account_id: int | None,
+    path_params: Mapping[str, Any],
+) -> dict[str, Any]:
+    """
+    A create of the one resource a parent may hold: an existing one is adopted only when the state store shows
+    that an earlier try sent the create and that none existed before it. Without a store the create is sent as
+    is, and a retry after a lost answer gets the platform's refusal instead of a duplicate.
+    """
+
+    def existing() -> dict[str, Any] | None:
+        try:
+            found: dict[str, Any] | None = call(dedupe.lookup, account_id=account_id, **path_params)
+            return found
+        except MessagingPlatformApiError as exc:
+            if exc.is_not_found:
+                return None
+            raise
+
+    if state.get("sent") and not state.get("existed"):
+        if (found := existing()) is not None:
+            return found
+    elif not state and once.store is not None:
+        once.store.set(key, {"sent": True, "existed": existing() is not None})
+    created: dict[str, Any] = call(operation, account_id=account_id, body=dict(body), **path_params)
+    return created
+
+
 def _max_id(items: list[Any]) -> int:
     return max((int(i["Id"]) for i in items if isinstance(i, Mapping) and str(i.get("Id", "")).isdigit()), default=0)
 
@@ -91,6 +126,8 @@ def create_once(
         body = with_marker(body, dedupe.marker_field, once)
     key = f"messaging_platform:{operation}:{once.token}"
     state = (once.store.get(key) if once.store else None) or {}
+    if dedupe.one_per_parent:
+        return _create_one_per_parent(call, operation, dedupe, body, once, key, state, account_id, path_params)
 
     def read(resource_id: Any) -> dict[str, Any] | None:
         try:

@@ -25,6 +25,8 @@ class Dedupe:
     without one, a candidate matches when ``match_fields`` equal the request's. ``after_watermark`` limits
     matches to resources with an ``Id`` above the highest one seen before the first try (needs a task state
     store). ``get``/``id_param`` re-read a resource by id (the list may omit fields, e.g. an API key's secret).
+    ``one_per_parent``: the parent holds at most one (a campaign's coupon definition); ``lookup`` reads it, and it
+    is adopted only when the task state store says an earlier try sent the create and found none before.
     """
 
     lookup: str
@@ -33,6 +35,7 @@ class Dedupe:
     marker_field: str | None = None
     match_fields: tuple[str, ...] = ()
     after_watermark: bool = False
+    one_per_parent: bool = False
 
 
 @dataclass(frozen=True)
@@ -70,8 +73,10 @@ _COUPON_LIST = "/account/{account_id}/external-couponlist"
 _SCHEDULE = "/account/{account_id}/action/{action_id}/schedule"
 _API_KEY = "/account/{account_id}/api-key"
 _CAMPAIGN = "/account/{account_id}/campaign"
+_COUPON = _CAMPAIGN + "/{campaign_id}/coupon"
 _VOICE = "/account/{account_id}/action-pushvoicecall"
 _GROUP = "/account/{account_id}/contactlist/{contact_list_id}/group"
+_CONTACT = "/account/{account_id}/contact"
 _CALLBACK = "/account/{account_id}/callback"
 _KEYWORD = "/account/{account_id}/channel/{channel}/keyword/{keyword_id}/campaign"
 
@@ -123,7 +128,8 @@ _DECLARED = (
               resend_unsafe=True),  # each PUT makes a new secret and kills the last: never resent blindly
     Operation("revoke_api_key", "API key", "DELETE", _API_KEY + "/{key_id}", "Revoke an API key.", "none"),
     # Campaigns (spec 4.4)
-    Operation("list_campaigns", "campaign", "GET", _CAMPAIGN, "List campaigns.", "list", query=("onlyMine",)),
+    Operation("list_campaigns", "campaign", "GET", _CAMPAIGN, "List campaigns.", "list",
+              query=("onlyMine", "$filter")),
     Operation("get_campaign", "campaign", "GET", _CAMPAIGN + "/{campaign_id}", "Get one campaign.",
               int_params=_ints("campaign_id")),
     Operation("create_campaign", "campaign", "POST", _CAMPAIGN, "Create a campaign.", body="object",
@@ -132,8 +138,17 @@ _DECLARED = (
               body="object", int_params=_ints("campaign_id")),
     Operation("delete_campaign", "campaign", "DELETE", _CAMPAIGN + "/{campaign_id}", "Delete a campaign.",
               "none", int_params=_ints("campaign_id")),
-    Operation("update_campaign_coupon", "campaign", "PUT", _CAMPAIGN + "/{campaign_id}/coupon",
+    Operation("update_campaign_coupon", "campaign", "PUT", _COUPON,
               "Update the coupon definition of a coupon campaign.", body="object", int_params=_ints("campaign_id")),
+    # Coupon definition read, create and redemption counts (platform facts)
+    Operation("get_campaign_coupon", "campaign", "GET", _COUPON, "Get the coupon definition of a coupon campaign.",
+              int_params=_ints("campaign_id"), in_spec=False),
+    Operation("create_campaign_coupon", "campaign", "POST", _COUPON,
+              "Create the coupon definition of a coupon campaign.", body="object", int_params=_ints("campaign_id"),
+              in_spec=False,
+              dedupe=Dedupe("get_campaign_coupon", "get_campaign_coupon", "campaign_id", one_per_parent=True)),
+    Operation("get_campaign_coupon_redemptions", "campaign", "GET", _COUPON + "/redemptions",
+              "Get the redemption counts of a coupon campaign.", int_params=_ints("campaign_id"), in_spec=False),
     # Push voice call actions (spec 4.5)
     Operation("list_push_voice_calls", "push voice call", "GET", _VOICE, "List push voice call actions.", "list"),
     Operation("get_push_voice_call", "push voice call", "GET", _VOICE + "/{action_id}",
@@ -151,8 +166,10 @@ _DECLARED = (
     Operation("update_filter_group", "contact filter group", "PUT", _GROUP + "/{group_id}",
               "Change a filter group (not its subgroups or filters).", body="object"),
     # Contacts (spec 4.7)
-    Operation("list_contacts", "contact", "GET", "/account/{account_id}/contact", "List the account's contacts.",
-              "list", query=("$top", "$skip")),
+    Operation("list_contacts", "contact", "GET", _CONTACT, "List the account's contacts.", "list",
+              query=("$top", "$skip", "$filter")),
+    Operation("get_contact", "contact", "GET", _CONTACT + "/{contact_id}", "Get one contact.",
+              int_params=_ints("contact_id"), in_spec=False),
     # Callback records and keyword attachment (spec 4.8)
     Operation("create_callback", "callback record", "POST", _CALLBACK, "Create a callback record.", body="object",
               dedupe=Dedupe("list_callbacks", "get_callback", "callback_id",

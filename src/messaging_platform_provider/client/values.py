@@ -163,3 +163,20 @@ def comparable(field: str, value: Any) -> Any:
         value = value.replace(" ", "").upper()
         return None if value in ("", "*") else value
     return None if value in _EMPTY else value
+
+
+def filter_expression(field: str, value: Any) -> str | None:
+    """
+    An OData ``$filter`` expression as the platform takes it (``Name eq 'Spring'``, ``CampaignTypeId eq 4``),
+    passed on as written; ``None`` or blank sends no filter. Checked only for what can never be a filter.
+    """
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise MessagingPlatformValidationError(field, f"must be an OData $filter expression (text), got {value!r}")
+    text = value.strip()
+    if any(ord(c) < 32 for c in text):
+        raise MessagingPlatformValidationError(field, "must not contain control characters such as line breaks")
+    if text.count("'") % 2:
+        raise MessagingPlatformValidationError(field, f"{text!r} has an unclosed quote (write '' for a quote inside)")
+    return text or None

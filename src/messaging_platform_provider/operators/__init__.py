@@ -15,14 +15,18 @@ from messaging_platform_provider.operators.callbacks import (
     MessagingPlatformListCallbacksOperator,
 )
 from messaging_platform_provider.operators.campaigns import (
+    MessagingPlatformCreateCampaignCouponOperator,
     MessagingPlatformCreateCampaignOperator,
     MessagingPlatformDeleteCampaignOperator,
+    MessagingPlatformGetCampaignCouponOperator,
+    MessagingPlatformGetCampaignCouponRedemptionsOperator,
     MessagingPlatformGetCampaignOperator,
     MessagingPlatformListCampaignsOperator,
     MessagingPlatformUpdateCampaignCouponOperator,
     MessagingPlatformUpdateCampaignOperator,
 )
 from messaging_platform_provider.operators.contacts import (
+    MessagingPlatformGetContactOperator,
     MessagingPlatformGetFilterGroupOperator,
     MessagingPlatformListContactsOperator,
     MessagingPlatformListFilterGroupsOperator,
@@ -58,6 +62,7 @@ __all__ = [
     "MessagingPlatformChangeApiKeySecretOperator",
     "MessagingPlatformCreateApiKeyOperator",
     "MessagingPlatformCreateCallbackOperator",
+    "MessagingPlatformCreateCampaignCouponOperator",
     "MessagingPlatformCreateCampaignOperator",
     "MessagingPlatformCreateExternalCouponListOperator",
     "MessagingPlatformCreateOperator",
@@ -70,7 +75,10 @@ __all__ = [
     "MessagingPlatformDeleteScheduleOperator",
     "MessagingPlatformGetApiKeyOperator",
     "MessagingPlatformGetCallbackOperator",
+    "MessagingPlatformGetCampaignCouponOperator",
+    "MessagingPlatformGetCampaignCouponRedemptionsOperator",
     "MessagingPlatformGetCampaignOperator",
+    "MessagingPlatformGetContactOperator",
     "MessagingPlatformGetExternalCouponListOperator",
     "MessagingPlatformGetFilterGroupOperator",
     "MessagingPlatformGetPushVoiceCallOperator",

@@ -13,7 +13,7 @@ from messaging_platform_provider.operators.base import (
 )
 
 if TYPE_CHECKING:
-    from airflow.sdk import Context
+    from airflow.sdk import BaseOperator, Context
 
     from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 
@@ -37,16 +37,19 @@ class MessagingPlatformListCampaignsOperator(MessagingPlatformBaseOperator):
     List the account's campaigns; returns the list.
 
     :param only_mine: ``onlyMine`` query option; ``None`` leaves it to the platform.
+    :param odata_filter: an OData ``$filter`` expression (templated), e.g. ``"CampaignTypeId eq 4"``.
     """
 
     operation = "list_campaigns"
+    template_fields = (*BASE_TEMPLATE_FIELDS, "odata_filter")
 
-    def __init__(self, *, only_mine: bool | None = None, **kwargs: Any) -> None:
+    def __init__(self, *, only_mine: bool | None = None, odata_filter: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.only_mine = only_mine
+        self.odata_filter = odata_filter
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.list_campaigns(self.only_mine, account_id=self.account)
+        return hook.list_campaigns(self.only_mine, odata_filter=self.odata_filter or None, account_id=self.account)
 
 
 class MessagingPlatformGetCampaignOperator(MessagingPlatformBaseOperator):
@@ -168,8 +171,16 @@ _COUPON_FIELDS = (
     "valid_rolling_offset",
     "external_list_id",
     "external_coupon_list",
+    "name",
+    "description",
     "extra",
 )
+_COUPON_NUMBERS = {
+    "external_list_id": "ExternalListId",
+    "max_uses": "MaxUses",
+    "valid_rolling_days": "ValidRollingDays",
+    "valid_rolling_offset": "ValidRollingOffSet",
+}
 
 
 class MessagingPlatformUpdateCampaignCouponOperator(MessagingPlatformBaseOperator):
@@ -177,7 +188,7 @@ class MessagingPlatformUpdateCampaignCouponOperator(MessagingPlatformBaseOperato
     Set the coupon definition of a coupon campaign; returns the platform's answer. Templated.
 
     :param coupon_type: Static, Dynamic or External (or 0, 1, 2).
-    :param static_code: required for Static.
+    :param static_code: required for Static; sent as ``""`` for the other types.
     :param external_list_id: an External coupon needs this or ``external_coupon_list``.
     :param valid_date_type: None, Static or Rolling (or 0, 1, 2); Rolling needs ``valid_rolling_days``.
     """
@@ -202,6 +213,8 @@ class MessagingPlatformUpdateCampaignCouponOperator(MessagingPlatformBaseOperato
         valid_rolling_offset: int | None = None,
         external_list_id: int | str | None = None,
         external_coupon_list: Mapping[str, Any] | None = None,
+        name: str | None = None,
+        description: str | None = None,
         extra: Mapping[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
@@ -210,13 +223,88 @@ class MessagingPlatformUpdateCampaignCouponOperator(MessagingPlatformBaseOperato
         self._keep(locals(), _COUPON_FIELDS)
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        fields = self._kept(_COUPON_FIELDS)
-        numbers = {
-            "external_list_id": "ExternalListId",
-            "max_uses": "MaxUses",
-            "valid_rolling_days": "ValidRollingDays",
-            "valid_rolling_offset": "ValidRollingOffSet",
-        }
-        for name, field in numbers.items():
-            fields[name] = optional_int(field, fields[name])
-        return hook.update_campaign_coupon(self.campaign_id, **fields, account_id=self.account)
+        return hook.update_campaign_coupon(self.campaign_id, **_coupon_fields(self), account_id=self.account)
+
+
+def _coupon_fields(op: BaseOperator) -> dict[str, Any]:
+    """The rendered coupon definition fields of a create or update operator, numbers as numbers."""
+    fields = {name: getattr(op, name) for name in _COUPON_FIELDS}
+    for name, field in _COUPON_NUMBERS.items():
+        fields[name] = optional_int(field, fields[name])
+    return fields
+
+
+class MessagingPlatformCreateCampaignCouponOperator(MessagingPlatformCreateOperator):
+    """
+    Give a coupon campaign its coupon definition; returns it. The platform refuses a second definition: change
+    one with ``MessagingPlatformUpdateCampaignCouponOperator``. Fields and their rules as for that operator;
+    every field is templated.
+
+    :param idempotent: on Airflow 3.3+ (task state store), a retry after a lost answer adopts the definition an
+        earlier try made; without a store the retry gets the platform's refusal, never a second definition.
+    """
+
+    operation = "create_campaign_coupon"
+    template_fields = (*BASE_TEMPLATE_FIELDS, "campaign_id", *_COUPON_FIELDS)
+
+    def __init__(
+        self,
+        *,
+        campaign_id: int | str,
+        coupon_type: int | str,
+        static_code: str | None = None,
+        prefix: str | None = None,
+        external_id1: str | None = None,
+        external_id2: str | None = None,
+        valid_from: Any = None,
+        valid_to: Any = None,
+        max_uses: int | None = None,
+        valid_date_type: int | str | None = None,
+        valid_rolling_days: int | None = None,
+        valid_rolling_offset: int | None = None,
+        external_list_id: int | str | None = None,
+        external_coupon_list: Mapping[str, Any] | None = None,
+        name: str | None = None,
+        description: str | None = None,
+        extra: Mapping[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.campaign_id = campaign_id
+        self._keep(locals(), _COUPON_FIELDS)
+
+    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        return hook.create_campaign_coupon(
+            self.campaign_id, **_coupon_fields(self), once=self.once(context), account_id=self.account
+        )
+
+
+class MessagingPlatformGetCampaignCouponOperator(MessagingPlatformBaseOperator):
+    """Get the coupon definition of a coupon campaign; returns it. ``campaign_id`` is templated."""
+
+    operation = "get_campaign_coupon"
+    template_fields = (*BASE_TEMPLATE_FIELDS, "campaign_id")
+
+    def __init__(self, *, campaign_id: int | str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.campaign_id = campaign_id
+
+    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        return hook.get_campaign_coupon(self.campaign_id, account_id=self.account)
+
+
+class MessagingPlatformGetCampaignCouponRedemptionsOperator(MessagingPlatformBaseOperator):
+    """
+    Get the redemption counts of a coupon campaign (``RedemptionCount``, ``TooEarlyCount``, ``TooLateCount``,
+    ``TooManyCount``, ``TotalBadCount``, ``FirstSuccessful``, ``LastSuccessful``); returns them. Templated.
+    """
+
+    operation = "get_campaign_coupon_redemptions"
+    template_fields = (*BASE_TEMPLATE_FIELDS, "campaign_id")
+
+    def __init__(self, *, campaign_id: int | str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.campaign_id = campaign_id
+
+    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        return hook.get_campaign_coupon_redemptions(self.campaign_id, account_id=self.account)

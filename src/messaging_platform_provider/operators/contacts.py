@@ -15,22 +15,46 @@ if TYPE_CHECKING:
 
 class MessagingPlatformListContactsOperator(MessagingPlatformBaseOperator):
     """
-    List the account's contacts; returns the list (``top``/``skip`` page through them). For large accounts,
-    export to storage instead of XCom (the contacts export example DAG).
+    List the account's contacts; returns the list. For large accounts, export to storage instead of XCom (the
+    contacts export example DAG). Templated.
+
+    :param top: at most this many contacts (OData ``$top``).
+    :param skip: skip this many first (OData ``$skip``).
+    :param odata_filter: an OData ``$filter`` expression, e.g. ``"StatusId eq 0"``.
     """
 
     operation = "list_contacts"
-    template_fields = (*BASE_TEMPLATE_FIELDS, "top", "skip")
+    template_fields = (*BASE_TEMPLATE_FIELDS, "top", "skip", "odata_filter")
 
-    def __init__(self, *, top: int | None = None, skip: int | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, *, top: int | None = None, skip: int | None = None, odata_filter: str | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self.top = top
         self.skip = skip
+        self.odata_filter = odata_filter
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
         return hook.list_contacts(
-            top=optional_int("top", self.top), skip=optional_int("skip", self.skip), account_id=self.account
+            top=optional_int("top", self.top),
+            skip=optional_int("skip", self.skip),
+            odata_filter=self.odata_filter or None,
+            account_id=self.account,
         )
+
+
+class MessagingPlatformGetContactOperator(MessagingPlatformBaseOperator):
+    """Get one contact; returns it. ``contact_id`` is templated."""
+
+    operation = "get_contact"
+    template_fields = (*BASE_TEMPLATE_FIELDS, "contact_id")
+
+    def __init__(self, *, contact_id: int | str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.contact_id = contact_id
+
+    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        return hook.get_contact(self.contact_id, account_id=self.account)
 
 
 class MessagingPlatformListFilterGroupsOperator(MessagingPlatformBaseOperator):

@@ -8,7 +8,12 @@ from typing import Any
 from messaging_platform_provider.client.api.base import ApiBase, fields_to_body
 from messaging_platform_provider.client.errors import MessagingPlatformValidationError
 from messaging_platform_provider.client.once import CreateOnce
-from messaging_platform_provider.client.values import enum_value, format_datetime, platform_datetime
+from messaging_platform_provider.client.values import (
+    enum_value,
+    filter_expression,
+    format_datetime,
+    platform_datetime,
+)
 
 CAMPAIGN_TYPES = {"Gateway": 0, "Basic": 1, "Dialog": 2, "Question": 3, "Coupon": 4, "Sweepstakes": 5, "Chat": 6}
 COUPON_TYPES = {"Static": 0, "Dynamic": 1, "External": 2}
@@ -40,6 +45,8 @@ COUPON_FIELDS = {
     "valid_rolling_offset": "ValidRollingOffSet",
     "external_list_id": "ExternalListId",
     "external_coupon_list": "ExternalCouponList",
+    "name": "Name",
+    "description": "Description",
 }
 
 
@@ -56,12 +63,18 @@ def campaign_body(fields: Mapping[str, Any], extra: Mapping[str, Any] | None) ->
 
 
 def coupon_body(fields: Mapping[str, Any], extra: Mapping[str, Any] | None, platform_timezone: str) -> dict[str, Any]:
-    """The coupon definition (spec 2.4), checked: StaticCode for Static, a list for External, days for Rolling."""
+    """
+    The coupon definition, checked: a code for Static, a list for External, days for Rolling.
+
+    ``StaticCode`` is a required field of every definition, whatever its type: Dynamic and External coupons
+    carry it as an empty string (the platform refuses a definition without it).
+    """
     body = fields_to_body(fields, COUPON_FIELDS, None)
     kind = enum_value("CouponTypeId", body.get("CouponTypeId"), COUPON_TYPES)
     body["CouponTypeId"] = kind
-    if kind == COUPON_TYPES["Static"] and not body.get("StaticCode"):
+    if kind == COUPON_TYPES["Static"] and not str(body.get("StaticCode") or "").strip():
         raise MessagingPlatformValidationError("StaticCode", "is required for a Static coupon")
+    body.setdefault("StaticCode", "")
     if kind == COUPON_TYPES["External"] and body.get("ExternalListId") is None and not body.get("ExternalCouponList"):
         raise MessagingPlatformValidationError(
             "ExternalListId", "an External coupon needs ExternalListId or ExternalCouponList"
@@ -83,8 +96,15 @@ def coupon_body(fields: Mapping[str, Any], extra: Mapping[str, Any] | None, plat
 
 
 class CampaignApi(ApiBase):
-    def list_campaigns(self, only_mine: bool | None = None, *, account_id: int | None = None) -> list[dict[str, Any]]:
-        return self._many("list_campaigns", account_id=account_id, query={"onlyMine": only_mine})
+    def list_campaigns(
+        self, only_mine: bool | None = None, *, odata_filter: str | None = None, account_id: int | None = None
+    ) -> list[dict[str, Any]]:
+        """
+        The account's campaigns. ``only_mine``: the ``onlyMine`` option; ``odata_filter``: an OData ``$filter``
+        expression over the campaign's fields, e.g. ``"(IsDefault eq true) and (CampaignTypeId eq 1)"``.
+        """
+        query = {"onlyMine": only_mine, "$filter": filter_expression("odata_filter", odata_filter)}
+        return self._many("list_campaigns", account_id=account_id, query=query)
 
     def get_campaign(self, campaign_id: int | str, *, account_id: int | None = None) -> dict[str, Any]:
         return self._one("get_campaign", account_id=account_id, campaign_id=campaign_id)
@@ -138,6 +158,46 @@ class CampaignApi(ApiBase):
     ) -> bool:
         return self._delete("delete_campaign", missing_ok, account_id=account_id, campaign_id=campaign_id)
 
+    def get_campaign_coupon(self, campaign_id: int | str, *, account_id: int | None = None) -> dict[str, Any]:
+        """The coupon definition of a coupon campaign."""
+        return self._one("get_campaign_coupon", account_id=account_id, campaign_id=campaign_id)
+
+    def get_campaign_coupon_redemptions(
+        self, campaign_id: int | str, *, account_id: int | None = None
+    ) -> dict[str, Any]:
+        """Redemption counts of a coupon campaign (``RedemptionCount``, ``TotalBadCount``, ...)."""
+        return self._one("get_campaign_coupon_redemptions", account_id=account_id, campaign_id=campaign_id)
+
+    def create_campaign_coupon(
+        self,
+        campaign_id: int | str,
+        coupon_type: int | str,
+        *,
+        static_code: str | None = None,
+        prefix: str | None = None,
+        external_id1: str | None = None,
+        external_id2: str | None = None,
+        valid_from: Any = None,
+        valid_to: Any = None,
+        max_uses: int | None = None,
+        valid_date_type: int | str | None = None,
+        valid_rolling_days: int | None = None,
+        valid_rolling_offset: int | None = None,
+        external_list_id: int | None = None,
+        external_coupon_list: Mapping[str, Any] | None = None,
+        name: str | None = None,
+        description: str | None = None,
+        extra: Mapping[str, Any] | None = None,
+        once: CreateOnce | None = None,
+        account_id: int | None = None,
+    ) -> dict[str, Any]:
+        """
+        Give a coupon campaign its coupon definition (the platform refuses a second one: use
+        ``update_campaign_coupon`` to change it). Fields as ``update_campaign_coupon``.
+        """
+        body = coupon_body(locals(), extra, self._timezone())
+        return self._create("create_campaign_coupon", body, once, account_id, campaign_id=campaign_id)
+
     def update_campaign_coupon(
         self,
         campaign_id: int | str,
@@ -155,12 +215,15 @@ class CampaignApi(ApiBase):
         valid_rolling_offset: int | None = None,
         external_list_id: int | None = None,
         external_coupon_list: Mapping[str, Any] | None = None,
+        name: str | None = None,
+        description: str | None = None,
         extra: Mapping[str, Any] | None = None,
         account_id: int | None = None,
     ) -> dict[str, Any] | None:
         """
         Set the coupon definition of a coupon campaign. ``coupon_type``: Static, Dynamic, External (or 0, 1, 2);
-        ``valid_date_type``: None, Static, Rolling (or 0, 1, 2).
+        ``valid_date_type``: None, Static, Rolling (or 0, 1, 2). ``static_code`` is required for Static and sent as
+        ``""`` for the other types; ``name`` and ``description`` are labels shown in the platform's UI.
         """
         body = coupon_body(locals(), extra, self._timezone())
         result: dict[str, Any] | None = self.call(

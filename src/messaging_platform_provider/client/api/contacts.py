@@ -7,6 +7,7 @@ from typing import Any
 
 from messaging_platform_provider.client.api.base import ApiBase
 from messaging_platform_provider.client.errors import MessagingPlatformValidationError
+from messaging_platform_provider.client.values import filter_expression
 
 FILTER_GROUP_OPERATORS = ("AND", "OR")
 _FROZEN_GROUP_FIELDS = ("Groups", "Filters")
@@ -32,21 +33,36 @@ def filter_group_body(operator: str | None, extra: Mapping[str, Any] | None) -> 
 
 class ContactApi(ApiBase):
     def list_contacts(
-        self, *, top: int | None = None, skip: int | None = None, account_id: int | None = None
+        self,
+        *,
+        top: int | None = None,
+        skip: int | None = None,
+        odata_filter: str | None = None,
+        account_id: int | None = None,
     ) -> list[dict[str, Any]]:
-        """Contacts of the account; ``top``/``skip`` page through them (the platform's OData options)."""
+        """
+        Contacts of the account; ``top``/``skip`` page through them and ``odata_filter`` selects them with an
+        OData ``$filter`` expression such as ``"StatusId eq 0"`` (the platform's OData query options).
+        """
         for name, value in (("top", top), ("skip", skip)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
                 raise MessagingPlatformValidationError(name, f"must be a whole number of at least 0, got {value!r}")
-        return self._many("list_contacts", account_id=account_id, query={"$top": top, "$skip": skip})
+        query = {"$top": top, "$skip": skip, "$filter": filter_expression("odata_filter", odata_filter)}
+        return self._many("list_contacts", account_id=account_id, query=query)
 
-    def iter_contacts(self, *, page_size: int = 1000, account_id: int | None = None) -> Iterator[dict[str, Any]]:
-        """Every contact, one page in memory at a time."""
+    def get_contact(self, contact_id: int | str, *, account_id: int | None = None) -> dict[str, Any]:
+        """One contact by its id."""
+        return self._one("get_contact", account_id=account_id, contact_id=contact_id)
+
+    def iter_contacts(
+        self, *, page_size: int = 1000, odata_filter: str | None = None, account_id: int | None = None
+    ) -> Iterator[dict[str, Any]]:
+        """Every contact (that ``odata_filter`` selects), one page in memory at a time."""
         if page_size < 1:
             raise MessagingPlatformValidationError("page_size", f"must be at least 1, got {page_size!r}")
         skip = 0
         while True:
-            page = self.list_contacts(top=page_size, skip=skip, account_id=account_id)
+            page = self.list_contacts(top=page_size, skip=skip, odata_filter=odata_filter, account_id=account_id)
             yield from page
             if len(page) < page_size:
                 return
