@@ -4,7 +4,15 @@ Export every contact of the account to storage, one page in memory at a time.
 The contacts are read page by page (``$top``/``$skip``) and written as JSON Lines (or CSV) to an
 ``ObjectStoragePath``: a local folder by default, any fsspec URL (``s3://``, ``gs://``, ...) with its Airflow
 connection works the same. The task's XCom is the row count and the file's URL, never the contacts themselves.
-Uses ``messaging_platform_default``.
+
+Params (defaults suit a daily run; change them in the trigger form or with ``--conf``):
+
+- ``destination``: the folder to write to, a URL (default ``file:///tmp/messaging-platform-exports``). The file is
+  named after the run: ``contacts-<run id>.<format>``.
+- ``format``: ``jsonl`` (default) or ``csv``.
+- ``page_size``: contacts read per request (default 500).
+
+Reads the connection's account; creates nothing on it. Uses ``messaging_platform_default``.
 """
 
 from __future__ import annotations

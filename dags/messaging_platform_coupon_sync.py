@@ -3,7 +3,14 @@ Keep an external coupon list in step with a CSV file, sending only the differenc
 
 The list is found by name (created if missing, retry-safe). Its current codes are read from the platform; codes in
 ``data/coupon_codes.csv`` but not on the list are added with one update, codes on the list but no longer in the
-file are deleted one by one. A second run sends nothing but reads. Uses ``messaging_platform_default``.
+file are deleted one by one. A second run sends nothing but reads.
+
+Params:
+
+- ``list_name``: the name of the external coupon list to keep in step (default ``Synced coupon codes``). The
+  DAG creates the list on the first run and keeps it; it never deletes a list.
+
+Uses ``messaging_platform_default``.
 """
 
 from __future__ import annotations

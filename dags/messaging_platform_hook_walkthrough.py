@@ -1,10 +1,27 @@
 """
-Walk through the hook against the platform (or the emulator): create a campaign, rename it, put a one-time
-schedule on an action, wait until the schedule's ProcessStatus is terminal, then clean up.
+Walk through the hook, one TaskFlow task per step: create a campaign and rename it; create a push voice call
+action, put a one-time schedule on it and wait until the schedule's ProcessStatus is terminal; then delete what
+the run created.
 
-Uses the connection ``messaging_platform_default``; the action to schedule comes from the ``action_id``
-param (5001 is the action the emulator seeds). The cleanup task runs whatever happened upstream, and its
-deletes succeed when a resource is already gone, so a retried run cleans up too.
+**On a real account this places one real voice call**, from ``from_long_code`` to ``call_to``, when the schedule
+runs: give a number you own.
+
+Params (the trigger form, or ``airflow dags test messaging_platform_hook_walkthrough --conf '{...}'``):
+
+- ``from_long_code`` (required): a voice-capable long code of your account, in E.164 form (``+15125550100``);
+  the call is placed from it.
+- ``call_to`` (required): the phone number, in E.164 form, that the one call goes to.
+- ``message``: the text spoken on the call.
+- ``wait_timeout_seconds``: how long to wait for the schedule to end (default 300).
+
+Created and deleted by the DAG: the campaign and the push voice call action (deleting the action stops it and
+removes its schedule). Nothing that existed before the run is changed.
+
+``clean_up`` runs whatever happened upstream (``trigger_rule="all_done"``). A task that failed leaves ``None``
+where its result would be, so ``clean_up`` deletes only what was created, and a delete of something already
+gone succeeds: a retried ``clean_up`` succeeds too. ``report`` comes last and runs only when every step
+succeeded, so a failed step fails the run even though ``clean_up`` succeeded.
+Uses the connection ``messaging_platform_default``.
 """
 
 from __future__ import annotations
@@ -16,6 +33,7 @@ from typing import Any
 from airflow.sdk import Param, dag, task
 
 TERMINAL = {"Completed", "Failed", "Aborted"}
+E164 = r"^\+[1-9][0-9]{6,14}$"
 
 
 @dag(
@@ -23,7 +41,16 @@ TERMINAL = {"Completed", "Failed", "Aborted"}
     schedule=None,
     start_date=datetime(2026, 1, 1, tzinfo=timezone.utc),
     catchup=False,
-    params={"action_id": Param(5001, type="integer", minimum=1)},
+    params={
+        "from_long_code": Param(
+            type="string", pattern=E164, description="A voice-capable long code of your account, e.g. +15125550100."
+        ),
+        "call_to": Param(
+            type="string", pattern=E164, description="The phone number the one test call goes to: one you own."
+        ),
+        "message": Param("This is a test call from Airflow. Goodbye.", type="string", minLength=1),
+        "wait_timeout_seconds": Param(300, type="integer", minimum=1),
+    },
     tags=["messaging_platform", "example"],
     doc_md=__doc__,
 )
@@ -47,21 +74,33 @@ def messaging_platform_hook_walkthrough() -> None:
         return {"Id": campaign["Id"], "Name": campaign["Name"], "StatusId": campaign["StatusId"]}
 
     @task
-    def schedule_once(params: dict[str, Any] | None = None) -> dict[str, Any]:
+    def create_call_action(params: dict[str, Any] | None = None) -> int:
         from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 
-        action_id = int((params or {})["action_id"])
-        start = datetime.now(timezone.utc)
-        schedule = MessagingPlatformHook().create_schedule(
-            action_id, "OneTime", run_at=start.strftime("%H:%M:%S"), start_from=start
+        params = params or {}
+        action = MessagingPlatformHook().create_push_voice_call(
+            channels=[params["from_long_code"]], targets=[params["call_to"]], message=params["message"]
         )
-        return {"ActionId": action_id, "ScheduleId": schedule["Id"], "ProcessStatus": schedule["ProcessStatus"]}
+        return int(action["Id"])
 
     @task
-    def wait_for_schedule(schedule: dict[str, Any], timeout_seconds: float = 120.0) -> str:
+    def schedule_once(action_id: int) -> dict[str, Any]:
+        from zoneinfo import ZoneInfo
+
         from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 
         hook = MessagingPlatformHook()
+        # RunAt is a time of day on the platform's clock: take "now" in the connection's time zone.
+        start = datetime.now(ZoneInfo(hook.get_conn().platform_timezone))
+        schedule = hook.create_schedule(action_id, "OneTime", run_at=start.strftime("%H:%M:%S"), start_from=start)
+        return {"ActionId": action_id, "ScheduleId": schedule["Id"], "ProcessStatus": schedule["ProcessStatus"]}
+
+    @task
+    def wait_for_schedule(schedule: dict[str, Any], params: dict[str, Any] | None = None) -> str:
+        from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+
+        hook = MessagingPlatformHook()
+        timeout_seconds = int((params or {})["wait_timeout_seconds"])
         deadline = time.monotonic() + timeout_seconds
         while True:
             status = hook.get_schedule(schedule["ActionId"], schedule["ScheduleId"])["ProcessStatus"]
@@ -69,26 +108,35 @@ def messaging_platform_hook_walkthrough() -> None:
                 break
             if time.monotonic() > deadline:
                 raise TimeoutError(f"schedule {schedule['ScheduleId']} still {status} after {timeout_seconds} s")
-            time.sleep(0.2)
+            time.sleep(1)
         if status != "Completed":
             raise RuntimeError(f"schedule {schedule['ScheduleId']} ended {status}")
-        return status
+        return str(status)
 
     @task(trigger_rule="all_done")
-    def clean_up(campaign_id: int, schedule: dict[str, Any]) -> dict[str, bool]:
+    def clean_up(campaign_id: int | None, action_id: int | None) -> dict[str, bool]:
+        """Delete what this run created; an upstream task that failed left None instead of an id."""
         from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 
         hook = MessagingPlatformHook()
-        return {
-            "schedule_deleted": hook.delete_schedule(schedule["ActionId"], schedule["ScheduleId"]),
-            "campaign_deleted": hook.delete_campaign(campaign_id),
-        }
+        deleted = {}
+        if action_id is not None:
+            deleted["action_deleted"] = hook.delete_push_voice_call(action_id)  # and its schedule
+        if campaign_id is not None:
+            deleted["campaign_deleted"] = hook.delete_campaign(campaign_id)
+        return deleted
+
+    @task
+    def report(renamed: dict[str, Any], status: str, deleted: dict[str, bool]) -> dict[str, Any]:
+        return {"Campaign": renamed, "ScheduleStatus": status, "Deleted": deleted}
 
     campaign_id = create_campaign()
-    schedule = schedule_once()
-    waited = wait_for_schedule(schedule)
     renamed = rename_campaign(campaign_id)
-    [waited, renamed] >> clean_up(campaign_id, schedule)
+    action_id = create_call_action()
+    status = wait_for_schedule(schedule_once(action_id))
+    deleted = clean_up(campaign_id, action_id)
+    [renamed, status] >> deleted
+    report(renamed, status, deleted)
 
 
 messaging_platform_hook_walkthrough()

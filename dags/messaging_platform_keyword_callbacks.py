@@ -13,9 +13,20 @@ event, and each asset event schedules this DAG, with the callback in ``triggerin
 3. Call each new subscriber with a welcome message (one mapped task per phone number; none when the run has no
    callback, as when the DAG is run by hand).
 
-Setup, once: attach a campaign to the keyword and register the receiver's URL as a Keyword callback record (the
-``messaging_platform_campaign_launch`` example does both). Uses the connection ``messaging_platform_default`` and
-the configured callback store (``$MESSAGING_PLATFORM_CALLBACKS_DATABASE_URL``).
+Setup, once:
+
+- Attach a campaign to the keyword and register the receiver's URL as a Keyword callback record (the
+  ``messaging_platform_campaign_launch`` example does both).
+- Set ``KEYWORD`` below to the keyword your customers text (``JOIN`` here).
+- Set the Airflow Variable ``messaging_platform_welcome_long_code`` to a voice-capable long code of your account,
+  in E.164 form (``+15125550100``): the welcome calls are placed from it. **On a real account each callback places
+  a real call** to the phone number that texted the keyword.
+
+No params: a run started by an asset event carries no params of its own, so what a run needs that differs per
+account is the Variable (read when the first welcome call is made; a missing one fails that task with the
+Variable named) and ``KEYWORD`` (read when the DAG file is parsed, as the watcher is built then). The DAG creates
+nothing but the welcome calls (push voice call actions, kept as the record of the calls). Uses the connection
+``messaging_platform_default`` and the configured callback store (``$MESSAGING_PLATFORM_CALLBACKS_DATABASE_URL``).
 """
 
 from __future__ import annotations
@@ -28,7 +39,8 @@ from airflow.sdk import Asset, AssetWatcher, dag, task
 from messaging_platform_provider.operators import MessagingPlatformCreatePushVoiceCallOperator
 from messaging_platform_provider.triggers.callback import MessagingPlatformCallbackTrigger
 
-KEYWORD = "JOIN"
+KEYWORD = "JOIN"  # the keyword your customers text
+WELCOME_LONG_CODE = "{{ var.value.messaging_platform_welcome_long_code }}"  # an Airflow Variable, set per account
 CONSUMER = "messaging_platform_keyword_callbacks"
 
 keyword_texts = Asset(
@@ -88,7 +100,7 @@ def messaging_platform_keyword_callbacks() -> None:
     subscribers = new_subscribers()
     welcome = MessagingPlatformCreatePushVoiceCallOperator.partial(
         task_id="welcome_call",
-        channels=["+15125550100"],
+        channels=[WELCOME_LONG_CODE],
         message=f"Welcome! You joined with {KEYWORD}. Reply STOP to opt out.",
         execute=True,
     ).expand(targets=subscribers.map(lambda s: [s["PhoneNumber"]]))

@@ -1,12 +1,22 @@
 """
 Scheduled voice-call push with a deferrable wait.
 
-1. Create a push voice call action that calls contact list 4001 from a long code and speaks a message.
+1. Create a push voice call action that calls every contact of a contact list from a long code and speaks a
+   message. **On a real account this places real calls**, one to each contact of the list.
 2. Put a one-time schedule on it, starting now.
 3. Wait, deferred to the triggerer, until the schedule's ProcessStatus is Completed (Failed or Aborted fail).
 4. Summarise the run.
-5. If anything failed, delete the action, which stops it and all its schedules.
+5. Clean up: unless the calls completed, delete the action, which stops it and all its schedules.
 
+Params (the trigger form, or ``airflow dags test messaging_platform_voice_call_push --conf '{...}'``):
+
+- ``contact_list_id`` (required): the id of one of your account's contact lists; everyone on it is called.
+- ``from_long_code`` (required): a voice-capable long code of your account, in E.164 form (``+15125550100``).
+- ``message``: the text spoken on the calls.
+
+Created by the DAG: the push voice call action and its schedule. A run whose calls completed keeps them (the
+schedule's log is the record of the calls); any other run deletes the action. The clean-up task runs whatever
+happened upstream (``trigger_rule="all_done"``); when the action was never created there is nothing to delete.
 Uses the connection ``messaging_platform_default``.
 """
 
@@ -20,11 +30,11 @@ from airflow.sdk import Param, dag, task
 from messaging_platform_provider.operators import (
     MessagingPlatformCreatePushVoiceCallOperator,
     MessagingPlatformCreateScheduleOperator,
-    MessagingPlatformDeletePushVoiceCallOperator,
 )
 from messaging_platform_provider.sensors import MessagingPlatformScheduleSensor
 
 ACTION_ID = "{{ ti.xcom_pull(task_ids='create_call')['Id'] }}"
+E164 = r"^\+[1-9][0-9]{6,14}$"
 
 
 @dag(
@@ -33,9 +43,13 @@ ACTION_ID = "{{ ti.xcom_pull(task_ids='create_call')['Id'] }}"
     start_date=datetime(2026, 1, 1, tzinfo=timezone.utc),
     catchup=False,
     params={
-        "contact_list_id": Param(4001, type="integer"),
-        "from_long_code": Param("+15125550100", type="string"),
-        "message": Param("Your order has shipped. Reply STOP to opt out.", type="string"),
+        "contact_list_id": Param(
+            type="integer", minimum=1, description="One of your account's contact lists: everyone on it is called."
+        ),
+        "from_long_code": Param(
+            type="string", pattern=E164, description="A voice-capable long code of your account, e.g. +15125550100."
+        ),
+        "message": Param("Your order has shipped. Reply STOP to opt out.", type="string", minLength=1),
     },
     tags=["messaging_platform", "example"],
     doc_md=__doc__,
@@ -43,7 +57,12 @@ ACTION_ID = "{{ ti.xcom_pull(task_ids='create_call')['Id'] }}"
 def messaging_platform_voice_call_push() -> None:
     @task(multiple_outputs=True)
     def start_now() -> dict[str, str]:
-        now = datetime.now(timezone.utc)
+        from zoneinfo import ZoneInfo
+
+        from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+
+        # RunAt is a time of day on the platform's clock: take "now" in the connection's time zone.
+        now = datetime.now(ZoneInfo(MessagingPlatformHook().get_conn().platform_timezone))
         return {"run_at": now.strftime("%H:%M:%S"), "start_from": now.isoformat()}
 
     call = MessagingPlatformCreatePushVoiceCallOperator(
@@ -78,12 +97,18 @@ def messaging_platform_voice_call_push() -> None:
             "Log": [entry.get("Message") for entry in finished.get("Logs") or []],
         }
 
-    cleanup = MessagingPlatformDeletePushVoiceCallOperator(
-        task_id="delete_call_on_failure", action_id=ACTION_ID, trigger_rule="one_failed"
-    )
+    @task(trigger_rule="all_done")
+    def delete_call_on_failure(created: dict[str, Any] | None, finished: dict[str, Any] | None) -> bool:
+        """Runs whatever happened upstream. A task that failed left None: no action made, or calls not completed."""
+        from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+
+        if created is None or finished is not None:
+            return False  # nothing was created, or the calls completed: nothing to stop
+        return MessagingPlatformHook().delete_push_voice_call(created["Id"])
+
     call >> schedule >> wait
     summarise(wait.output)  # a leaf: if the wait fails, this is upstream_failed and the run fails
-    [schedule, wait] >> cleanup
+    delete_call_on_failure(call.output, wait.output)
 
 
 messaging_platform_voice_call_push()

@@ -3,14 +3,17 @@ Run every example DAG in ``dags/`` with ``airflow dags test`` against a freshly 
 
 Steps: start the emulator on a free port (its connection URI goes to a 0600 file, never to the screen), make a
 throwaway AIRFLOW_HOME with a SQLite metadata database, point ``messaging_platform_default`` at the emulator
-through an environment variable, run each DAG, print a table of DAG id, final state, duration and what it created
-on the platform (from the emulator's request record), scan all output and log files for the API secret, stop the
+through an environment variable, read the seeded account's ids from the emulator (``GET /_emulator/seed``), run
+each DAG with those ids as its params (``airflow dags test <dag id> --conf '<json>'``, as a user passes their
+account's ids), print a table of DAG id, final state, duration, what it created and deleted on the platform (from
+the emulator's request record) and the params it got, scan all output and log files for the API secret, stop the
 emulator. Exits non-zero if any DAG fails or the secret leaks.
 The convention is one DAG per file, named like its DAG id.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -19,6 +22,7 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import requests
@@ -29,6 +33,31 @@ REPO = Path(__file__).resolve().parent.parent
 DAGS = REPO / "dags"
 BIN = Path(sys.executable).parent
 
+DEMO_LONG_CODE = "+15125550100"  # the emulator places voice calls from any E.164 long code
+DEMO_CALL_TO = "+15550100000"  # the phone number of the emulator's first seeded contact
+# No receiver runs in the demo: the emulator POSTs to a Keyword callback record's URL only when a keyword is texted.
+DEMO_RECEIVER = "https://receiver.example.com/messaging-platform/keyword"
+# The keyword-callbacks example is started by asset events, which carry no params: its long code is a Variable.
+VARIABLES = {"messaging_platform_welcome_long_code": DEMO_LONG_CODE}
+
+
+def dag_params(seed: dict[str, Any], home: Path) -> dict[str, dict[str, Any]]:
+    """Each example DAG's params as a user passes them: the account's ids, here those the emulator seeded."""
+    return {
+        "messaging_platform_campaign_launch": {
+            "channel": seed["channel_id"],
+            "keyword_id": seed["keyword_id"],
+            "callback_url": DEMO_RECEIVER,
+        },
+        "messaging_platform_contacts_export": {"destination": (home / "exports").as_uri()},
+        "messaging_platform_hook_walkthrough": {"from_long_code": DEMO_LONG_CODE, "call_to": DEMO_CALL_TO},
+        "messaging_platform_schedule_reconcile": {"action_id": seed["action_id"]},
+        "messaging_platform_voice_call_push": {
+            "contact_list_id": seed["contact_list_id"],
+            "from_long_code": DEMO_LONG_CODE,
+        },
+    }
+
 
 def run(cmd: list[str], env: dict[str, str], log: Path) -> tuple[int, float]:
     started = time.monotonic()
@@ -37,15 +66,23 @@ def run(cmd: list[str], env: dict[str, str], log: Path) -> tuple[int, float]:
     return code, time.monotonic() - started
 
 
-def created_since(control: str, seq: int) -> tuple[str, int]:
-    """What the platform created since request ``seq``: a count per resource, from the emulator's record."""
+def changes_since(control: str, seq: int) -> tuple[str, str, int]:
+    """What the platform created and deleted since request ``seq``: counts per resource, from the emulator's record."""
     records = requests.get(f"{control}/requests", params={"since": seq}, timeout=10).json()
-    counts: Counter[str] = Counter()
+    created: Counter[str] = Counter()
+    deleted: Counter[str] = Counter()
     for record in records:
+        parts = [p for p in record["path"].split("/") if p]
         if record["method"] == "POST" and record["status"] == 201:
-            counts[next(p for p in reversed(record["path"].split("/")) if p and not p.isdigit())] += 1
+            created[next(p for p in reversed(parts) if not p.isdigit())] += 1
+        elif record["method"] == "DELETE" and 200 <= (record["status"] or 0) < 300:
+            deleted[parts[-2]] += 1  # .../<resource>/<id>
     last = max((r["seq"] for r in records), default=seq)
-    return ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())) or "-", last
+    return _counts(created), _counts(deleted), last
+
+
+def _counts(counts: Counter[str]) -> str:
+    return ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())) or "-"
 
 
 def leaked_files(secret: str, roots: list[Path]) -> list[Path]:
@@ -76,12 +113,20 @@ def main() -> int:
         "AIRFLOW__CORE__DAGS_FOLDER": str(DAGS),
         "AIRFLOW__CORE__LOAD_EXAMPLES": "False",
         "AIRFLOW_CONN_MESSAGING_PLATFORM_DEFAULT": uri,
+        **{f"AIRFLOW_VAR_{name.upper()}": value for name, value in VARIABLES.items()},
     }
     control = parse_qs(urlsplit(uri).query)["base_url"][0].removesuffix("/api/v2.1") + "/_emulator"
     seq = 0
-    results: list[tuple[str, str, float, str]] = []
+    params: dict[str, dict[str, Any]] = {}
+    results: list[tuple[str, str, float, str, str]] = []
     api_server = None
     try:
+        params = dag_params(requests.get(f"{control}/seed", timeout=10).json(), home)
+        print("Params from the emulator's seed (GET /_emulator/seed), passed with `airflow dags test <dag id> --conf`:")
+        for dag_id in dag_ids:
+            print(f"  {dag_id}: {json.dumps(params[dag_id]) if dag_id in params else '-'}")
+        for name, value in VARIABLES.items():
+            print(f"Airflow Variable {name} = {value} (environment variable AIRFLOW_VAR_{name.upper()})")
         code, took = run([str(BIN / "airflow"), "db", "migrate"], env, home / "db-migrate.log")
         print(f"Metadata database ready in {took:.1f} s" if code == 0 else "airflow db migrate failed")
         if code != 0:
@@ -94,12 +139,13 @@ def main() -> int:
 
         api_server = start_for_rotation_example(home, env, uri)
         print(f"Airflow API server for the rotation example: {api_server.url}")
-        _, seq = created_since(control, seq)  # the table counts only what each DAG created
+        *_, seq = changes_since(control, seq)  # the table counts only what each DAG created and deleted
         for dag_id in dag_ids:
             log = home / f"{dag_id}.log"
-            code, took = run([str(BIN / "airflow"), "dags", "test", dag_id], env, log)
-            created, seq = created_since(control, seq)
-            results.append((dag_id, "success" if code == 0 else "failed", took, created))
+            conf = ["--conf", json.dumps(params[dag_id])] if dag_id in params else []
+            code, took = run([str(BIN / "airflow"), "dags", "test", dag_id, *conf], env, log)
+            created, deleted, seq = changes_since(control, seq)
+            results.append((dag_id, "success" if code == 0 else "failed", took, created, deleted))
             if code != 0:
                 print(f"--- last lines of {log} ---")
                 print("\n".join(log.read_text().splitlines()[-60:]))
@@ -111,10 +157,15 @@ def main() -> int:
         emulator.terminate()
         emulator.wait(timeout=15)
 
-    width = max([len("DAG id"), *(len(d) for d, *_ in results)])
-    print(f"\n{'DAG id':<{width}}  {'state':<8}  {'duration':>8}  created on the platform")
-    for dag_id, state, took, created in results:
-        print(f"{dag_id:<{width}}  {state:<8}  {took:6.1f} s  {created}")
+    header = ("DAG id", "state", "duration", "created on the platform", "deleted", "params")
+    rows = [
+        (dag_id, state, f"{took:6.1f} s", created, deleted, json.dumps(params[dag_id]) if dag_id in params else "-")
+        for dag_id, state, took, created, deleted in results
+    ]
+    w = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    print()
+    for row in [header, *rows]:
+        print(f"{row[0]:<{w[0]}}  {row[1]:<{w[1]}}  {row[2]:>{w[2]}}  {row[3]:<{w[3]}}  {row[4]:<{w[4]}}  {row[5]}")
     leaks = sorted({str(p) for s in secrets for p in leaked_files(s, [home])})
     print(
         f"\nSecret scan of {home} for {len(secrets)} secrets (DAG output, task logs, metadata database): "

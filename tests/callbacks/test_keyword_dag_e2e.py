@@ -148,6 +148,8 @@ def test_each_keyword_text_runs_the_example_dag_exactly_once(platform, receiver_
     campaign = session.post(f"{account}/campaign", json={"Name": "Join", "CampaignTypeId": 1}, timeout=10).json()
     session.post(f"{account}/channel/22/keyword/JOIN/campaign", json=campaign["Id"], timeout=10).raise_for_status()
     add_callback_record(platform, 1, receiver_for.url)
+    # The account's long code the welcome calls are placed from, as a user sets it: an Airflow Variable.
+    monkeypatch.setenv("AIRFLOW_VAR_MESSAGING_PLATFORM_WELCOME_LONG_CODE", "+15125550177")
     requests.post(f"{platform.control}/events/delivery-policy", json={"backoff_seconds": 0.05}, timeout=10)
 
     dag, row = sync_dag_with_watcher()
@@ -191,7 +193,7 @@ def test_each_keyword_text_runs_the_example_dag_exactly_once(platform, receiver_
         "welcome_call[0]": "success",
     }
     calls = voice_calls(platform)
-    assert [c["Targets"] for c in calls] == [["+15550100011"]]
+    assert [(c["Channels"], c["Targets"]) for c in calls] == [(["+15125550177"], ["+15550100011"])]
 
     # The triggerer restarts; a second text arrives: one more run, the first event is not repeated.
     second = asyncio.run(triggerer_life(["+15550100012"]))

@@ -1,4 +1,8 @@
-"""What the example DAGs promise beyond running: idempotent second runs, the export file, cleanup on failure."""
+"""
+What the example DAGs promise beyond running: idempotent second runs, the export file, clean-up whatever failed.
+Ids are passed as params, the way a user triggers the DAGs; ids the emulator gives what a DAG creates are
+literals (after a reset the first campaign is 3001 and the first new action 5002: docs/emulator.md).
+"""
 
 from __future__ import annotations
 
@@ -6,12 +10,15 @@ import json
 from pathlib import Path
 from urllib.parse import unquote
 
+import pytest
 import requests
 
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 
 DAGS = Path(__file__).resolve().parents[2] / "dags"
 WRITES = ("POST", "PUT", "DELETE")
+LONG_CODE = "+15125550100"
+WALKTHROUGH = {"from_long_code": LONG_CODE, "call_to": "+15550100007"}
 
 
 def run_dag(dag_id: str, **conf):
@@ -25,19 +32,34 @@ def xcom(run, task_id: str):
     return ti.xcom_pull(task_ids=task_id)
 
 
+def task_states(run) -> dict[str, str]:
+    return {ti.task_id: ti.state for ti in run.get_task_instances()}
+
+
+def deletes(platform) -> list[str]:
+    """Paths of the DELETEs the emulator answered 2xx, after the account prefix, in the order received."""
+    prefix = f"/account/{platform.seed.account_id}"
+    return [
+        r["path"].split(prefix, 1)[1]
+        for r in platform.requests()
+        if r["method"] == "DELETE" and r["status"] is not None and 200 <= r["status"] < 300
+    ]
+
+
 def test_schedule_reconcile_converges_and_a_second_run_changes_nothing(platform, airflow_db):
     hook = MessagingPlatformHook()
-    stale = hook.create_schedule(5001, "Weekly", "07:00:00", "2026-12-01T00:00:00", week_day="SUN")
-    drifted = hook.create_schedule(5001, "Monthly", "23:00:00", "2026-12-01T00:00:00", month_day=[1, 15])
-    one_time = hook.create_schedule(5001, "OneTime", "12:00:00", "2026-12-05T00:00:00")
-    first = run_dag("messaging_platform_schedule_reconcile")
+    action_id = platform.seed.action_id
+    stale = hook.create_schedule(action_id, "Weekly", "07:00:00", "2026-12-01T00:00:00", week_day="SUN")
+    drifted = hook.create_schedule(action_id, "Monthly", "23:00:00", "2026-12-01T00:00:00", month_day=[1, 15])
+    one_time = hook.create_schedule(action_id, "OneTime", "12:00:00", "2026-12-05T00:00:00")
+    first = run_dag("messaging_platform_schedule_reconcile", action_id=action_id)
     assert first.state == "success"
     assert xcom(first, "reconcile") == {"created": 2, "updated": 1, "deleted": 1, "unchanged": 0}
-    schedules = {s["Id"]: s for s in hook.list_schedules(5001)}
+    schedules = {s["Id"]: s for s in hook.list_schedules(action_id)}
     assert stale["Id"] not in schedules and one_time["Id"] in schedules  # runs are not declarations
     assert schedules[drifted["Id"]]["RunAt"] == "08:00:00"
     before = len(platform.requests())
-    second = run_dag("messaging_platform_schedule_reconcile")
+    second = run_dag("messaging_platform_schedule_reconcile", action_id=action_id)
     assert second.state == "success"
     assert xcom(second, "reconcile") == {"created": 0, "updated": 0, "deleted": 0, "unchanged": 3}
     assert [r["method"] for r in platform.requests()[before:]] == ["GET"]
@@ -78,10 +100,79 @@ def test_contacts_export_writes_every_contact_in_pages(platform, airflow_db, tmp
     assert pages == ["$top=500&$skip=0", "$top=500&$skip=500", "$top=500&$skip=1000"]
 
 
+def voice_call_push(platform):
+    conf = {"contact_list_id": platform.seed.resources["contact_list_id"], "from_long_code": LONG_CODE}
+    return run_dag("messaging_platform_voice_call_push", **conf)
+
+
 def test_voice_call_push_cleans_up_when_the_wait_fails(platform, airflow_db):
     requests.post(f"{platform.control}/schedule-behaviour", json={"outcome": "Failed"}, timeout=10).raise_for_status()
-    run = run_dag("messaging_platform_voice_call_push")
+    run = voice_call_push(platform)
     assert run.state == "failed"
-    states = {ti.task_id: ti.state for ti in run.get_task_instances()}
+    states = task_states(run)
     assert states["wait_for_calls"] == "failed" and states["delete_call_on_failure"] == "success"
+    assert deletes(platform) == ["/action-pushvoicecall/5002"]
     assert MessagingPlatformHook().list_push_voice_calls() == []  # the action was stopped and deleted
+
+
+def test_voice_call_push_clean_up_succeeds_with_nothing_to_delete_when_the_create_failed(platform, airflow_db):
+    platform.fault(kind="status", status=400, method="POST", path="/action-pushvoicecall$")
+    run = voice_call_push(platform)
+    assert run.state == "failed"
+    states = task_states(run)
+    assert states["create_call"] == "failed" and states["delete_call_on_failure"] == "success"
+    assert deletes(platform) == []
+
+
+def test_voice_call_push_keeps_the_action_whose_calls_completed(platform, airflow_db):
+    run = voice_call_push(platform)
+    assert run.state == "success"
+    assert task_states(run)["delete_call_on_failure"] == "success"
+    assert deletes(platform) == []
+    assert [c["Id"] for c in MessagingPlatformHook().list_push_voice_calls()] == [5002]
+
+
+def test_walkthrough_places_its_call_on_its_own_action_and_deletes_what_it_created(platform, airflow_db):
+    run = run_dag("messaging_platform_hook_walkthrough", **WALKTHROUGH)
+    assert run.state == "success"
+    created = [r for r in platform.requests() if r["method"] == "POST" and r["path"].endswith("/action-pushvoicecall")]
+    assert [(r["json"]["Channels"], r["json"]["Targets"]) for r in created] == [(["+15125550100"], ["+15550100007"])]
+    schedules = [r["path"] for r in platform.requests() if r["method"] == "POST" and r["path"].endswith("/schedule")]
+    assert [p.rsplit("/action/", 1)[1] for p in schedules] == ["5002/schedule"]  # not an action it did not make
+    assert sorted(deletes(platform)) == ["/action-pushvoicecall/5002", "/campaign/3001"]
+    assert MessagingPlatformHook().list_campaigns() == [] and MessagingPlatformHook().list_push_voice_calls() == []
+
+
+def _schedule_create_answers_404(platform):
+    platform.fault(kind="status", status=404, method="POST", path=r"/action/\d+/schedule$")
+
+
+def _schedule_run_fails(platform):
+    requests.post(f"{platform.control}/schedule-behaviour", json={"outcome": "Failed"}, timeout=10).raise_for_status()
+
+
+def _call_action_create_refused(platform):
+    platform.fault(kind="status", status=400, method="POST", path="/action-pushvoicecall$")
+
+
+@pytest.mark.parametrize(
+    ("break_it", "failed_task", "expected_deletes"),
+    [
+        (_schedule_create_answers_404, "schedule_once", ["/action-pushvoicecall/5002", "/campaign/3001"]),
+        (_schedule_run_fails, "wait_for_schedule", ["/action-pushvoicecall/5002", "/campaign/3001"]),
+        (_call_action_create_refused, "create_call_action", ["/campaign/3001"]),
+    ],
+    ids=["schedule-create-404", "schedule-run-failed", "call-action-create-400"],
+)
+def test_walkthrough_cleans_up_what_it_created_when_a_step_fails(
+    platform, airflow_db, break_it, failed_task, expected_deletes
+):
+    break_it(platform)
+    run = run_dag("messaging_platform_hook_walkthrough", **WALKTHROUGH)
+    states = task_states(run)
+    assert states[failed_task] == "failed"
+    assert states["clean_up"] == "success"
+    assert states["report"] == "upstream_failed" and run.state == "failed"  # the clean-up does not hide the failure
+    assert deletes(platform) == expected_deletes
+    hook = MessagingPlatformHook()
+    assert hook.list_campaigns() == [] and hook.list_push_voice_calls() == []
