@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 UV_VERSION := 0.13.9
 STAMP := $(VENV)/.installed
 
-.PHONY: venv demo test lint typecheck pytest docs browser-test lock clean
+.PHONY: venv demo test lint typecheck pytest postgres docs browser-test lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,8 +28,13 @@ lint: venv
 typecheck: venv
 	$(BIN)/mypy
 
-pytest: venv
+pytest: venv postgres
 	$(BIN)/pytest
+
+# The callback receiver's tests also run against a real PostgreSQL 15 server they start and stop themselves
+# (Debian's package; installed here when missing and we are root).
+postgres:
+	@[ -x /usr/lib/postgresql/15/bin/pg_ctl ] || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; } || { echo "the callback tests need Debian's postgresql package (apt-get install postgresql)"; exit 1; }
 
 test: lint typecheck pytest
 

@@ -9,6 +9,10 @@ fails. The client is a minimal keep-alive HTTP/1.1 client on asyncio streams (on
 connection), so the two cores are spent on the receiver rather than on the client.
 
     .venv/bin/python bench/callbacks.py [--posts 10000] [--concurrency 64]
+    .venv/bin/python bench/callbacks.py --database-url postgresql+psycopg2://... --receivers 2
+
+With ``--receivers N`` (``--database-url`` shared by all), N receiver processes serve one store: each post goes to
+one of them in turn, and each resend to another receiver than its original's.
 """
 
 from __future__ import annotations
@@ -65,6 +69,15 @@ def plan(posts: int, seed: int) -> tuple[list[tuple[str, bytes]], set[str], set[
     return encoded, {str(v["TransactionId"]) for v in valid}, {str(w["TransactionId"]) for w in wrong}
 
 
+def targets(sends: list[tuple[str, bytes]], receivers: int) -> list[int]:
+    """Which receiver each post goes to: originals in turn, each resend to the receiver after its original's."""
+    ids = [json.loads(data)["TransactionId"] for _, data in sends]
+    original = {ids[i]: i % receivers for i, (kind, _) in enumerate(sends) if kind != "resend"}
+    return [
+        (original[ids[i]] + 1) % receivers if kind == "resend" else i % receivers for i, (kind, _) in enumerate(sends)
+    ]
+
+
 class Connection:
     def __init__(self, host: str, port: int, path: str) -> None:
         self.host, self.port, self.path = host, port, path
@@ -102,17 +115,22 @@ class Connection:
             self.writer = None
 
 
-async def load(url: str, sends: list[tuple[str, bytes]], concurrency: int, deadline: float) -> list[tuple]:
-    parts = urlsplit(url)
+async def load(
+    urls: list[str], sends: list[tuple[str, bytes]], to: list[int], concurrency: int, deadline: float
+) -> list[tuple]:
     queue: asyncio.Queue[tuple[int, str, bytes]] = asyncio.Queue()
     for index, (kind, data) in enumerate(sends):
         queue.put_nowait((index, kind, data))
     results: list[tuple] = []
 
     async def worker() -> None:
-        conn = Connection(parts.hostname or "127.0.0.1", parts.port or 80, parts.path)
+        conns = []
+        for url in urls:
+            parts = urlsplit(url)
+            conns.append(Connection(parts.hostname or "127.0.0.1", parts.port or 80, parts.path))
         while not queue.empty() and time.monotonic() < deadline:
             index, kind, data = queue.get_nowait()
+            conn = conns[to[index]]
             start = time.perf_counter()
             try:
                 status, answer = await asyncio.wait_for(conn.post(data), 30)
@@ -121,15 +139,15 @@ async def load(url: str, sends: list[tuple[str, bytes]], concurrency: int, deadl
                 status, outcome = 0, type(exc).__name__
                 await conn.close()
             results.append((index, kind, status, outcome, time.perf_counter() - start))
-        await conn.close()
+        for conn in conns:
+            await conn.close()
 
     await asyncio.gather(*(worker() for _ in range(concurrency)))
     return results
 
 
-def start_receiver(folder: Path) -> tuple[subprocess.Popen[str], str, str]:
-    database_url = f"sqlite:///{folder / 'callbacks.db'}"
-    env = {**os.environ, "MESSAGING_PLATFORM_CALLBACK_TOKENS": TOKEN, "AIRFLOW_HOME": str(folder)}
+def start_receiver(folder: Path, database_url: str) -> tuple[subprocess.Popen[str], str, str]:
+    env = {**os.environ, "MESSAGING_PLATFORM_CALLBACK_TOKENS": f"1001:{TOKEN}", "AIRFLOW_HOME": str(folder)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "messaging_platform_provider.callbacks.cli", "serve", "--port", "0"]
         + ["--database-url", database_url],
@@ -155,23 +173,37 @@ def main() -> int:
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--max-seconds", type=float, default=300.0)
+    parser.add_argument("--database-url", default=None, help="the store (default: a new SQLite file)")
+    parser.add_argument("--receivers", type=int, default=1, help="receiver processes sharing the store")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="bench-callbacks-"))
+    database_url = args.database_url or f"sqlite:///{folder / 'callbacks.db'}"
     sends, valid_ids, bad_ids = plan(args.posts, args.seed)
-    receiver, url, database_url = start_receiver(folder)
-    try:
-        started = time.perf_counter()
-        results = asyncio.run(load(url, sends, args.concurrency, time.monotonic() + args.max_seconds))
-        wall = time.perf_counter() - started
-    finally:
-        receiver.terminate()
-        receiver.wait(30)
+    to = targets(sends, args.receivers)
 
     from messaging_platform_provider.callbacks.store import CallbackStore
 
     store = CallbackStore(database_url)
-    stored_ids = store.transaction_ids()
+    before = set(store.transaction_ids())  # a shared database may hold earlier runs
+    receivers: list[subprocess.Popen[str]] = []
+    try:
+        urls = []
+        for _ in range(args.receivers):
+            receiver, url, _ = start_receiver(folder, database_url)
+            receivers.append(receiver)
+            urls.append(url)
+        started = time.perf_counter()
+        results = asyncio.run(load(urls, sends, to, args.concurrency, time.monotonic() + args.max_seconds))
+        wall = time.perf_counter() - started
+    finally:
+        for receiver in receivers:
+            receiver.terminate()
+        for receiver in receivers:
+            receiver.wait(30)
+
+    stored_ids = [t for t in store.transaction_ids() if t not in before]
     stored = Counter(stored_ids)
+    per_receiver = Counter(to)
     by_kind = Counter((kind, status, outcome) for _, kind, status, outcome, _ in results)
     latencies = [r[4] * 1000 for r in results]
     acknowledged = {json.loads(sends[i][1])["TransactionId"] for i, kind, status, _, _ in results if status == 200}
@@ -189,6 +221,12 @@ def main() -> int:
         "every request answered": len(results) == len(sends),
     }
     print(f"posts sent                 {len(results):>8,} of {len(sends):,} (concurrency {args.concurrency})")
+    print(f"receivers                  {args.receivers:>8} ({dict(sorted(per_receiver.items()))} posts each)")
+    ids = [json.loads(data)["TransactionId"] for _, data in sends]
+    original_at = {ids[i]: to[i] for i, (kind, _) in enumerate(sends) if kind == "valid"}
+    resent_elsewhere = sum(1 for i, (kind, _) in enumerate(sends) if kind == "resend" and to[i] != original_at[ids[i]])
+    if args.receivers > 1:
+        print(f"  resends to another receiver than their original: {resent_elsewhere:,}")
     print(f"  valid unique             {len(valid_ids):>8,}")
     print(f"  resends (same id)        {resends:>8,}")
     print(f"  wrong token              {len(bad_ids):>8,}")

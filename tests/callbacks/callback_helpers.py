@@ -12,6 +12,8 @@ from typing import Any
 import requests
 
 TOKEN = "3f0e8c52-8d0a-4c55-9b7e-6a1f2d4c9e01"
+ACCOUNT_ID = 1001
+BOUND_TOKEN = f"{ACCOUNT_ID}:{TOKEN}"  # as configured: the token of account 1001
 
 COMMON = ("AccountId", "CallbackTimestamp", "CallbackToken", "CallbackType", "CallbackURL", "TransactionId")
 FIELDS: dict[int, dict[str, Any]] = {

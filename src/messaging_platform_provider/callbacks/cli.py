@@ -5,7 +5,9 @@
     messaging-platform-callbacks list --after 0 --limit 20
 
 Tokens come from ``--token-file`` (one or more per line), ``--token`` (visible to other users in ``ps``: prefer the
-others), or ``$MESSAGING_PLATFORM_CALLBACK_TOKENS``. They are never printed or logged.
+others), or ``$MESSAGING_PLATFORM_CALLBACK_TOKENS``, each ``ACCOUNT_ID:TOKEN`` (``--no-bind-tokens`` accepts bare
+tokens for any account). They are never printed or logged. The server closes connections that are slow to send a
+request head or body and caps open connections (``callbacks.guard``).
 """
 
 from __future__ import annotations
@@ -30,14 +32,24 @@ def serve(args: argparse.Namespace) -> int:
 
     import uvicorn
 
+    from messaging_platform_provider.callbacks.guard import ACCEPT_BATCH, connection_limits, guarded_protocol
     from messaging_platform_provider.callbacks.receiver import Receiver, create_receiver_app
     from messaging_platform_provider.callbacks.store import CallbackStore
 
     database_url = resolve_database_url(args.database_url)
     store = CallbackStore(database_url, synchronous=args.sqlite_synchronous)
-    receiver = Receiver(tokens=_tokens(args) or None, store=store, max_body_bytes=args.max_body_bytes)
+    receiver = Receiver(
+        tokens=_tokens(args) or None,
+        store=store,
+        max_body_bytes=args.max_body_bytes,
+        bind_tokens=False if args.no_bind_tokens else None,
+    )
     if not receiver.tokens:
-        print(f"No callback token: give --token-file, --token or ${TOKENS_ENV}.", file=sys.stderr)
+        print(
+            f"No usable callback token: give --token-file, --token or ${TOKENS_ENV}, each ACCOUNT_ID:TOKEN "
+            "(bare tokens need --no-bind-tokens).",
+            file=sys.stderr,
+        )
         return 2
     app = create_receiver_app(receiver, path=args.path)
     sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET, socket.SOCK_STREAM)
@@ -47,7 +59,24 @@ def serve(args: argparse.Namespace) -> int:
     host = f"[{args.host}]" if ":" in args.host else args.host
     print(f"Receiving callbacks at http://{host}:{sock.getsockname()[1]}/{args.path.strip('/')}", flush=True)
     print(f"Store: {redact_url(database_url)}; {len(receiver.tokens)} token(s) accepted", flush=True)
-    config = uvicorn.Config(app, log_level=args.log_level, access_log=args.access_log, lifespan="off")
+    protocol = guarded_protocol(
+        header_timeout=args.header_timeout,
+        body_timeout=args.body_timeout,
+        max_connections=connection_limits(args.max_connections),
+    )
+    print(
+        f"Limits: request head within {args.header_timeout:g} s, body within {args.body_timeout:g} s, "
+        f"at most {protocol.max_connections} connections",
+        flush=True,
+    )
+    config = uvicorn.Config(
+        app,
+        log_level=args.log_level,
+        access_log=args.access_log,
+        lifespan="off",
+        http=protocol,
+        backlog=ACCEPT_BATCH,
+    )
     uvicorn.Server(config).run(sockets=[sock])
     return 0
 
@@ -74,6 +103,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--database-url", default=None, help="SQLAlchemy URL (default: a SQLite file in AIRFLOW_HOME)")
     run.add_argument("--token", action="append", help="accepted callback token (repeatable)")
     run.add_argument("--token-file", action="append", help="file of accepted callback tokens (repeatable)")
+    run.add_argument(
+        "--no-bind-tokens",
+        action="store_true",
+        help="accept any configured token for any AccountId (default: ACCOUNT_ID:TOKEN, its own account only)",
+    )
     run.add_argument("--path", default=DEFAULT_PATH, help="URL path callbacks are POSTed to")
     run.add_argument("--max-body-bytes", type=int, default=DEFAULT_MAX_BODY_BYTES)
     run.add_argument(
@@ -81,6 +115,17 @@ def build_parser() -> argparse.ArgumentParser:
         default="FULL",
         choices=["FULL", "NORMAL"],
         help="SQLite: FULL survives a power cut, NORMAL only a crash of the process",
+    )
+    run.add_argument(
+        "--header-timeout", type=float, default=10.0, help="seconds a connection has to send a request head (10)"
+    )
+    run.add_argument("--body-timeout", type=float, default=30.0, help="seconds a request has to send its body (30)")
+    run.add_argument(
+        "--max-connections",
+        type=int,
+        default=None,
+        help="open connections at most (1000, lowered to fit the file-descriptor limit); beyond it the one waiting "
+        "longest for a request head is closed",
     )
     run.add_argument("--log-level", default="warning")
     run.add_argument("--access-log", action="store_true")

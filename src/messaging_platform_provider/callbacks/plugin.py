@@ -5,8 +5,8 @@ Registered through the ``airflow.plugins`` entry point. Importing this module is
 receiver app is built on its first request, with the tokens and the store resolved then
 (``$MESSAGING_PLATFORM_CALLBACK_TOKENS`` or ``[messaging_platform_callbacks] tokens``;
 ``$MESSAGING_PLATFORM_CALLBACKS_DATABASE_URL`` or ``[messaging_platform_callbacks] database_url``). With no token
-configured it answers every callback 503. Airflow's API authentication does not cover plugin apps: the callback
-token is what authenticates the platform.
+configured, or when the store cannot be opened, it answers 503. Airflow's API authentication does not cover plugin
+apps: the callback token is what authenticates the platform.
 """
 
 from __future__ import annotations

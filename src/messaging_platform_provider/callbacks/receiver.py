@@ -1,16 +1,19 @@
 """
 The callback receiver: an ASGI app (FastAPI) that the platform POSTs callbacks to.
 
-``POST {path}`` (and ``POST {path}/{name}``, so that one receiver can serve several callback records): the body is
-read up to ``max_body_bytes`` (413 beyond, judged on Content-Length first and on the bytes streamed in any case),
-parsed as JSON (422 when it is not a JSON object), its ``CallbackToken`` compared in constant time with every
-configured token (401 when none matches), validated for its CallbackType (422 naming the fields, never their
-values), then stored. 200 means the callback is committed to the store: ``{"status": "stored"}`` the first time,
-``{"status": "duplicate"}`` for a resend of a stored TransactionId. 503 when no token is configured or the store
-cannot be written (the platform redelivers).
+``POST {path}`` (also ``{path}/``, never redirected, and ``POST {path}/{name}``, so that one receiver can serve
+several callback records). Checks, in order: the body is read up to ``max_body_bytes`` (413 beyond, judged on
+Content-Length first and on the bytes streamed in any case); parsed as JSON, at most ``limits.MAX_JSON_DEPTH``
+objects/arrays deep, no NaN/Infinity, no lone surrogate (422 otherwise, and when it is not a JSON object); 503 when
+no token is configured; its ``CallbackToken`` compared in constant time with every configured token (401 when none
+matches); validated for its CallbackType (422 naming the fields, never their values); 422 when the store could not
+hold a field (``limits``); 401 when tokens are bound to accounts and the token is not one of the callback's
+account; then stored. 200 means the callback is committed to the store: ``{"status": "stored"}`` the first time,
+``{"status": "duplicate"}`` for a resend of a stored TransactionId. 503 only when the store cannot be opened or
+written (the platform redelivers).
 
-Writes are batched: callbacks arriving while a batch commits form the next batch, so one commit (one fsync on
-SQLite) acknowledges many, and each answer still waits for its own commit.
+Writes are batched (``writer.BatchWriter``); a failed batch is written again one callback at a time, so that one
+callback never fails another.
 """
 
 from __future__ import annotations
@@ -25,87 +28,35 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
+from starlette.requests import ClientDisconnect
 
-from messaging_platform_provider.callbacks.models import CallbackValidationError, find_token, parse_callback
-from messaging_platform_provider.callbacks.settings import resolve_tokens
+from messaging_platform_provider.callbacks.limits import (
+    finite_float,
+    json_problem,
+    reject_constant,
+    store_limit_errors,
+)
+from messaging_platform_provider.callbacks.models import (
+    NEW_ACCOUNT,
+    CallbackValidationError,
+    find_token,
+    parse_callback,
+)
+from messaging_platform_provider.callbacks.settings import parse_token, resolve_bind_tokens, resolve_tokens
 from messaging_platform_provider.callbacks.store import CallbackStore, NewCallback
+from messaging_platform_provider.callbacks.writer import MAX_BATCH, BatchWriter, CallbackRejected, StoreUnavailable
+
+__all__ = ["MAX_BATCH", "BatchWriter", "Receiver", "StoreUnavailable", "create_receiver_app"]
 
 log = logging.getLogger(__name__)
 
 DEFAULT_MAX_BODY_BYTES = 64 * 1024
 DEFAULT_PATH = "/callbacks"
-MAX_BATCH = 500
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
-
-
-class StoreUnavailable(RuntimeError):
-    """The store could not be written; the callback was not acknowledged."""
-
-
-class _Pending:
-    __slots__ = ("item", "future")
-
-    def __init__(self, item: NewCallback, future: asyncio.Future[bool]) -> None:
-        self.item = item
-        self.future = future
-
-
-class BatchWriter:
-    """Group commit: one task per event loop takes what is waiting, stores it in one transaction on a thread."""
-
-    def __init__(self, store: CallbackStore, max_batch: int = MAX_BATCH) -> None:
-        self.store = store
-        self.max_batch = max_batch
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._queue: asyncio.Queue[_Pending] | None = None
-        self._task: asyncio.Task[None] | None = None
-        self.batches = 0
-
-    def _ensure_running(self) -> asyncio.Queue[_Pending]:
-        loop = asyncio.get_running_loop()
-        if self._loop is not loop or self._task is None or self._task.done() or self._queue is None:
-            self._loop = loop
-            self._queue = asyncio.Queue()
-            self._task = loop.create_task(self._run(self._queue), name="messaging-platform-callback-writer")
-        return self._queue
-
-    async def submit(self, item: NewCallback) -> bool:
-        """Store one callback; True when it was new. Returns once it is committed."""
-        queue = self._ensure_running()
-        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        queue.put_nowait(_Pending(item, future))
-        return await future
-
-    async def _run(self, queue: asyncio.Queue[_Pending]) -> None:
-        while True:
-            batch = [await queue.get()]
-            while len(batch) < self.max_batch and not queue.empty():
-                batch.append(queue.get_nowait())
-            try:
-                flags = await asyncio.to_thread(self.store.add_many, [p.item for p in batch])
-            except Exception as exc:  # the store is down or locked: answer 503, the platform redelivers
-                log.warning("Could not store %d callback(s): %s", len(batch), type(exc).__name__)
-                for pending in batch:
-                    if not pending.future.done():
-                        pending.future.set_exception(StoreUnavailable("the callback store could not be written"))
-                continue
-            self.batches += 1
-            for pending, is_new in zip(batch, flags, strict=True):
-                if not pending.future.done():
-                    pending.future.set_result(is_new)
-
-    async def aclose(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except (asyncio.CancelledError, Exception):
-                pass
-            self._task = None
 
 
 class Receiver:
@@ -116,6 +67,8 @@ class Receiver:
     :param tokens: accepted callback tokens; ``None`` resolves them from the environment / Airflow config.
     :param database_url: the store's URL; ``None`` resolves it (``settings.resolve_database_url``).
     :param store: an existing store instead of ``database_url``.
+    :param bind_tokens: whether a token only authenticates callbacks of its own account (tokens written
+        ``ACCOUNT_ID:TOKEN``); ``None`` resolves it (``settings.resolve_bind_tokens``, default True).
     """
 
     def __init__(
@@ -125,11 +78,14 @@ class Receiver:
         database_url: str | None = None,
         store: CallbackStore | None = None,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        bind_tokens: bool | None = None,
     ) -> None:
         self._explicit_tokens = list(tokens) if tokens is not None else None
+        self._explicit_bind = bind_tokens
         self._database_url = database_url
         self._store = store
-        self._tokens: list[bytes] | None = None
+        self._tokens: list[tuple[int | None, bytes]] | None = None
+        self._bind: bool | None = None
         self._writer: BatchWriter | None = None
         self._lock = threading.Lock()
         self.max_body_bytes = max_body_bytes
@@ -138,9 +94,27 @@ class Receiver:
         return f"Receiver(tokens={len(self.tokens)} configured, store={self.store!r})"
 
     @property
-    def tokens(self) -> list[bytes]:
+    def bind_tokens(self) -> bool:
+        if self._bind is None:
+            self._bind = resolve_bind_tokens(self._explicit_bind)
+        return self._bind
+
+    @property
+    def tokens(self) -> list[tuple[int | None, bytes]]:
+        """The usable tokens, each with its account (None: bound to none, only usable when binding is off)."""
         if self._tokens is None:
-            self._tokens = [_norm(t) for t in resolve_tokens(self._explicit_tokens)]
+            entries = [parse_token(t) for t in resolve_tokens(self._explicit_tokens)]
+            usable = [(account, _norm(t)) for account, t in entries if _norm(t)]
+            if self.bind_tokens:
+                unbound = sum(1 for account, _ in usable if account is None)
+                if unbound:
+                    log.warning(
+                        "%d callback token(s) without an account (ACCOUNT_ID:TOKEN) ignored: tokens are bound to "
+                        "accounts (turn binding off with MESSAGING_PLATFORM_CALLBACK_BIND_TOKENS=false)",
+                        unbound,
+                    )
+                usable = [(account, t) for account, t in usable if account is not None]
+            self._tokens = usable
         return self._tokens
 
     @property
@@ -164,13 +138,22 @@ class Receiver:
             await asyncio.to_thread(lambda: self.writer)
         return self.writer
 
-    def token_ok(self, token: str | None) -> bool:
-        """Constant-time comparison with every configured token (no early exit, no hint of which one)."""
+    def token_accounts(self, token: str | None) -> set[int | None]:
+        """
+        The accounts of the configured tokens equal to ``token`` (empty: none matches). Compared in constant time
+        with every configured token (no early exit, no hint of which one).
+        """
         candidate = _norm(token) if isinstance(token, str) else b""
-        matched = False
-        for expected in self.tokens:
-            matched |= hmac.compare_digest(candidate, expected)
-        return matched and bool(candidate)
+        accounts: set[int | None] = set()
+        for account, expected in self.tokens:
+            if hmac.compare_digest(candidate, expected):
+                accounts.add(account)
+        return accounts if candidate else set()
+
+    def token_ok(self, token: str | None, account_id: int | None = None) -> bool:
+        """Whether ``token`` authenticates a callback of ``account_id`` (any account when binding is off)."""
+        accounts = self.token_accounts(token)
+        return bool(accounts) and (not self.bind_tokens or account_id in accounts)
 
     async def aclose(self) -> None:
         if self._writer is not None:
@@ -180,6 +163,18 @@ class Receiver:
 def _norm(token: str) -> bytes:
     """Tokens are GUIDs: compared without surrounding space and without regard to case (``A1B2`` = ``a1b2``)."""
     return token.strip().lower().encode("utf-8")
+
+
+def _owners(model: Any) -> set[int | None]:
+    """
+    The accounts whose token may carry this callback: its ``AccountId``; for NewAccount also its ``ParentId`` (the
+    event goes to the parent's callback records, with the parent's token, while AccountId is the new account).
+    """
+    owners: set[int | None] = {model.AccountId}
+    parent = getattr(model, "ParentId", None)
+    if model.CallbackType == NEW_ACCOUNT and parent is not None:
+        owners.add(parent)
+    return owners
 
 
 class BodyTooLarge(Exception):
@@ -206,36 +201,63 @@ def create_receiver_app(receiver: Receiver | None = None, *, path: str = DEFAULT
     """The receiver as a FastAPI app. ``kwargs`` build a ``Receiver`` when none is given."""
     receiver = receiver or Receiver(**kwargs)
     path = "/" + path.strip("/") if path.strip("/") else ""
-    app = FastAPI(title="Messaging Platform callback receiver", docs_url=None, redoc_url=None, openapi_url=None)
+    app = FastAPI(
+        title="Messaging Platform callback receiver",
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+        redirect_slashes=False,  # never a redirect built from the Host header; "{path}/" is served below
+    )
     app.state.receiver = receiver
 
     def answer(status_code: int, **content: Any) -> JSONResponse:
         return JSONResponse(content, status_code=status_code)
+
+    def invalid(errors: list[dict[str, Any]]) -> JSONResponse:
+        return answer(422, detail=errors)
 
     async def receive(request: Request) -> JSONResponse:
         try:
             raw = await _read_body(request, receiver.max_body_bytes)
         except BodyTooLarge:
             return answer(413, detail=f"the body is larger than {receiver.max_body_bytes} bytes")
+        except ClientDisconnect:  # gone before its body was complete (or cut off by a body deadline): not stored
+            return answer(400, detail="the client disconnected")
         try:
-            data = json.loads(raw)
-        except (ValueError, UnicodeDecodeError):
-            return answer(422, detail=[{"loc": [], "msg": "the body is not JSON", "type": "json_invalid"}])
+            data = json.loads(raw, parse_constant=reject_constant, parse_float=finite_float)
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            return invalid([{"loc": [], "msg": "the body is not JSON", "type": "json_invalid"}])
+        problem = json_problem(data)
+        if problem is not None:
+            return invalid([problem])
         if not isinstance(data, dict):
-            return answer(422, detail=[{"loc": [], "msg": "the body must be a JSON object", "type": "object_type"}])
+            return invalid([{"loc": [], "msg": "the body must be a JSON object", "type": "object_type"}])
         if not receiver.tokens:
             return answer(503, detail="the receiver has no callback token configured")
-        if not receiver.token_ok(find_token(data)):
+        accounts = receiver.token_accounts(find_token(data))
+        if not accounts:
             return answer(401, detail="unknown or missing CallbackToken")
         try:
             model = parse_callback(data)
         except CallbackValidationError as exc:
-            return answer(422, detail=exc.errors)
+            return invalid(exc.errors)
+        item = NewCallback.from_model(model)
+        errors = store_limit_errors(item)
+        if errors:
+            return invalid(errors)
+        if receiver.bind_tokens and not accounts & _owners(model):
+            return answer(401, detail="the CallbackToken is not the token of this AccountId")
         try:
             writer = await receiver.awriter()
-            is_new = await writer.submit(NewCallback.from_model(model))
+        except Exception as exc:  # the store cannot be opened (database down, no permission): redelivered later
+            log.warning("Could not open the callback store (%s); answered 503", type(exc).__name__)
+            return answer(503, detail="the callback store could not be opened")
+        try:
+            is_new = await writer.submit(item)
         except StoreUnavailable as exc:
             return answer(503, detail=str(exc))
+        except CallbackRejected as exc:
+            return invalid([{"loc": [], "msg": str(exc), "type": "store_refused"}])
         return answer(200, status="stored" if is_new else "duplicate", TransactionId=model.TransactionId)
 
     async def receive_named(name: str, request: Request) -> JSONResponse:
@@ -245,6 +267,8 @@ def create_receiver_app(receiver: Receiver | None = None, *, path: str = DEFAULT
         return {"status": "ok"}
 
     app.add_api_route(path or "/", receive, methods=["POST"], include_in_schema=False)
+    if path:
+        app.add_api_route(f"{path}/", receive, methods=["POST"], include_in_schema=False)
     app.add_api_route(f"{path}/{{name}}", receive_named, methods=["POST"], include_in_schema=False)
     app.add_api_route("/health", health, methods=["GET"], include_in_schema=False)
     return app

@@ -10,6 +10,12 @@ Database URL: the explicit argument, else ``$MESSAGING_PLATFORM_CALLBACKS_DATABA
 Tokens: the explicit ones, else ``$MESSAGING_PLATFORM_CALLBACK_TOKENS``, else Airflow's
 ``[messaging_platform_callbacks] tokens``; comma- or whitespace-separated. Tokens are secrets: nothing here logs
 or prints them.
+
+Each token is written ``ACCOUNT_ID:TOKEN``, binding it to the account the platform issued it for: by default a token
+only authenticates callbacks whose ``AccountId`` is its account. A bare ``TOKEN`` is bound to no account and is
+only accepted when binding is turned off (``$MESSAGING_PLATFORM_CALLBACK_BIND_TOKENS=false``, Airflow's
+``[messaging_platform_callbacks] bind_tokens = False``, ``serve --no-bind-tokens`` or ``bind_tokens=False``); then
+any configured token authenticates a callback of any account.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from pathlib import Path
 
 DATABASE_URL_ENV = "MESSAGING_PLATFORM_CALLBACKS_DATABASE_URL"
 TOKENS_ENV = "MESSAGING_PLATFORM_CALLBACK_TOKENS"
+BIND_TOKENS_ENV = "MESSAGING_PLATFORM_CALLBACK_BIND_TOKENS"
 CONF_SECTION = "messaging_platform_callbacks"
 DEFAULT_DB_FILE = "messaging_platform_callbacks.db"
 
@@ -57,6 +64,34 @@ def resolve_tokens(explicit: Iterable[str] | None = None) -> list[str]:
     if tokens:
         return tokens
     return split_tokens(os.environ.get(TOKENS_ENV)) or split_tokens(_airflow_conf("tokens"))
+
+
+def parse_token(entry: str) -> tuple[int | None, str]:
+    """``"1001:TOKEN"`` is ``(1001, "TOKEN")``; a bare ``"TOKEN"`` is ``(None, "TOKEN")``. The token is never quoted."""
+    account, sep, token = entry.partition(":")
+    if not sep:
+        return None, entry
+    account = account.strip()
+    if not account.lstrip("-").isdigit():
+        raise ValueError("a callback token entry must be TOKEN or ACCOUNT_ID:TOKEN (the account id is not a number)")
+    return int(account), token
+
+
+def _truth(text: str) -> bool:
+    value = text.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"{BIND_TOKENS_ENV} / bind_tokens must be true or false")
+
+
+def resolve_bind_tokens(explicit: bool | None = None) -> bool:
+    """Whether a token only authenticates its own account's callbacks (default: yes)."""
+    if explicit is not None:
+        return explicit
+    text = os.environ.get(BIND_TOKENS_ENV) or _airflow_conf("bind_tokens")
+    return _truth(text) if text else True
 
 
 def redact_url(url: str) -> str:

@@ -51,14 +51,32 @@ class PreparedRequest:
     content: bytes | None
 
 
+#: The largest id the platform can hold (a signed 64-bit integer); longer digit strings are not ids.
+MAX_ID = 2**63 - 1
+#: Path values that URL normalisation (RFC 3986 dot segments) would turn into another path, percent-encoded or not.
+_DOT_SEGMENTS = (".", "..")
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:30]}… ({len(text)} characters)"
+
+
 def _path_value(op: Operation, name: str, value: Any) -> str:
-    if value is None or value == "":
+    """One path segment: an id of ``int_params`` as a positive integer, anything else percent-encoded."""
+    if value is None or (isinstance(value, str) and not value.strip()):
         raise MessagingPlatformValidationError(name, f"is required by {op.name}")
     if name in op.int_params:
-        if isinstance(value, bool) or not isinstance(value, (int, str)) or not str(value).strip().isdigit():
-            raise MessagingPlatformValidationError(name, f"must be a positive integer, got {value!r}")
-        return str(int(value))
-    return quote(str(value), safe="")
+        text = str(value).strip() if isinstance(value, (int, str)) and not isinstance(value, bool) else ""
+        if not (text.isascii() and text.isdigit() and len(text) <= len(str(MAX_ID)) and 0 < int(text) <= MAX_ID):
+            raise MessagingPlatformValidationError(name, f"must be a positive integer, got {_shown(value)}")
+        return str(int(text))
+    text = str(value)
+    if text in _DOT_SEGMENTS:
+        raise MessagingPlatformValidationError(
+            name, f"{text!r} cannot be sent as a path value: it would address another resource"
+        )
+    return quote(text, safe="")
 
 
 def _query_value(value: Any) -> str:

@@ -1,0 +1,95 @@
+"""Slow clients against the receiver with the standalone server's protection (``callbacks.guard``), over loopback."""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Iterator
+
+import pytest
+from callback_helpers import BOUND_TOKEN, callback, post, wait_until
+
+from messaging_platform_provider.callbacks.guard import connection_limits, guarded_protocol
+from messaging_platform_provider.callbacks.server import ReceiverServer
+
+
+def slow_socket(server: ReceiverServer, head: bytes) -> socket.socket:
+    sock = socket.create_connection((server.host, server.port), timeout=30)
+    sock.sendall(head)
+    return sock
+
+
+def closed_by_server(sock: socket.socket) -> bool:
+    """Whether the server has closed the connection (without waiting: a non-blocking peek)."""
+    sock.setblocking(False)
+    try:
+        return sock.recv(1, socket.MSG_PEEK) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+    finally:
+        sock.setblocking(True)
+
+
+@pytest.fixture
+def sockets() -> Iterator[list[socket.socket]]:
+    opened: list[socket.socket] = []
+    yield opened
+    for sock in opened:
+        sock.close()
+
+
+@pytest.fixture
+def guarded(database_url):
+    def serve(**limits: float) -> ReceiverServer:
+        protocol = guarded_protocol(**limits)  # type: ignore[arg-type]
+        return ReceiverServer(tokens=[BOUND_TOKEN], database_url=database_url, http=protocol)
+
+    return serve
+
+
+def test_a_connection_that_trickles_its_head_is_closed_after_the_header_deadline(guarded, store, sockets):
+    with guarded(header_timeout=0.5) as server:
+        started = time.monotonic()
+        sockets.append(slow_socket(server, b"POST /callbacks HTTP/1.1\r\nHost: x\r\n"))
+        wait_until(lambda: closed_by_server(sockets[0]), timeout=10)
+        assert time.monotonic() - started < 8
+        assert post(server.url, callback(1)).status_code == 200  # a complete request is served as before
+
+
+def test_a_body_that_never_completes_is_cut_off_and_nothing_is_stored(guarded, store, sockets):
+    with guarded(header_timeout=5, body_timeout=0.5) as server:
+        head = b"POST /callbacks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n"
+        sockets.append(slow_socket(server, head + b'{"AccountId": 10'))
+        wait_until(lambda: closed_by_server(sockets[0]), timeout=10)
+        assert post(server.url, callback(1)).status_code == 200
+    assert store.count() == 1
+
+
+def test_beyond_the_connection_cap_the_slowest_waiting_connections_make_room(guarded, store, sockets):
+    with guarded(header_timeout=60, max_connections=20) as server:
+        for _ in range(60):
+            sockets.append(slow_socket(server, b"POST /callbacks HTTP/1.1\r\n"))
+        wait_until(lambda: sum(closed_by_server(s) for s in sockets) >= 40, timeout=20)
+        started = time.monotonic()
+        response = post(server.url, callback(1))  # the legitimate callback gets a place
+        assert response.status_code == 200 and time.monotonic() - started < 5
+        newest = sockets[-10:]
+        assert not any(closed_by_server(s) for s in newest[-5:])  # the oldest waiting were closed, not the newest
+    assert store.count() == 1
+
+
+def test_the_cap_fits_the_file_descriptor_limit():
+    import resource
+
+    before = resource.getrlimit(resource.RLIMIT_NOFILE)
+    try:
+        assert connection_limits(10) == 10
+        raised = resource.getrlimit(resource.RLIMIT_NOFILE)[0]  # the soft limit is raised to the hard one
+        assert raised >= before[0]
+        assert connection_limits(10**9) == max(8, raised - 128)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, before)
+    with pytest.raises(ValueError):
+        guarded_protocol(header_timeout=0)
