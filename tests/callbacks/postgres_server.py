@@ -41,18 +41,31 @@ class PostgresServer:
         self.started = False
         self._as_postgres = os.geteuid() == 0
         self.fsync = fsync
+        self._opened: list[tuple[Path, int]] = []  # ancestors given search permission, with their old modes
 
     def _run(self, *args: str, timeout: float = 120) -> None:
         command = [str(PG_BIN / args[0]), *args[1:]]
         if self._as_postgres:
             command = ["runuser", "-u", "postgres", "--", *command]
-        result = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+        result = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=self.root)
         if result.returncode != 0:
             log = self.log.read_text()[-2000:] if self.log.exists() else ""
             raise RuntimeError(f"{args[0]} failed: {result.stdout[-2000:]}{result.stderr[-2000:]}{log}")
 
+    def _let_postgres_reach_the_root(self) -> None:
+        """
+        A clone may sit below a directory only root can enter (``mktemp -d`` makes them 0700): give the ancestors
+        of ``build/`` search permission only (no listing), and put the old modes back in ``stop()``.
+        """
+        for parent in reversed(self.root.parents):
+            mode = parent.stat().st_mode & 0o7777
+            if not mode & 0o001:
+                parent.chmod(mode | 0o001)
+                self._opened.append((parent, mode))
+
     def start(self) -> PostgresServer:
         if self._as_postgres:
+            self._let_postgres_reach_the_root()
             shutil.chown(self.root, "postgres", "postgres")
         self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync")
         for _attempt in range(5):  # another process may take the free port before the server binds it
@@ -76,6 +89,9 @@ class PostgresServer:
                 self.started = False
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
+            for parent, mode in reversed(self._opened):
+                parent.chmod(mode)
+            self._opened.clear()
 
     def admin_url(self, database: str = "postgres") -> str:
         return f"postgresql+psycopg2://postgres@127.0.0.1:{self.port}/{database}"
