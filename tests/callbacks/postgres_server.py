@@ -98,26 +98,22 @@ class PostgresServer:
 
     def create_database(self) -> str:
         """A new empty database; its SQLAlchemy URL."""
-        import psycopg2
-
         name = f"t_{uuid.uuid4().hex[:16]}"
-        conn = psycopg2.connect(host="127.0.0.1", port=self.port, user="postgres", dbname="postgres")
-        try:
-            conn.autocommit = True
-            with conn.cursor() as cursor:
-                cursor.execute(f'CREATE DATABASE "{name}"')
-        finally:
-            conn.close()
+        self._admin(f'CREATE DATABASE "{name}"')
         return self.admin_url(name)
 
     def drop_database(self, url: str) -> None:
+        name = url.rsplit("/", 1)[1]
+        self._admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+    def _admin(self, statement: str) -> None:
+        """Run one statement outside a transaction (CREATE/DROP DATABASE) as the superuser."""
         import psycopg2
 
-        name = url.rsplit("/", 1)[1]
         conn = psycopg2.connect(host="127.0.0.1", port=self.port, user="postgres", dbname="postgres")
         try:
             conn.autocommit = True
             with conn.cursor() as cursor:
-                cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+                cursor.execute(statement)
         finally:
             conn.close()
