@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 UV_VERSION := 0.13.9
 STAMP := $(VENV)/.installed
 
-.PHONY: venv demo test lint typecheck pytest postgres docs browser-test lock clean
+.PHONY: venv demo test lint typecheck pytest postgres fuzz docs browser-test lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,12 @@ postgres:
 	@[ -x /usr/lib/postgresql/15/bin/pg_ctl ] || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; } || { echo "the callback tests need Debian's postgresql package (apt-get install postgresql)"; exit 1; }
 
 test: lint typecheck pytest
+
+# The property-based tests with 20 times `make test`'s example budget: every receiver property over SQLite and
+# PostgreSQL, and every operation's path and query values (docs/reliability.md has the figures).
+FUZZ_TESTS := tests/callbacks/test_receiver_properties.py tests/provider/test_path_values.py
+fuzz: venv postgres
+	HYPOTHESIS_PROFILE=long $(BIN)/pytest -q -p no:cacheprovider --hypothesis-show-statistics $(FUZZ_TESTS)
 
 # The connection form in headless Chromium (Debian's package; installed here when missing and we are root).
 browser-test: venv

@@ -34,6 +34,7 @@ os.environ["AIRFLOW__DAG_PROCESSOR__DAG_BUNDLE_CONFIG_LIST"] = json.dumps(
 
 import pytest  # noqa: E402
 import requests  # noqa: E402
+from hypothesis import settings  # noqa: E402
 
 from messaging_platform_emulator.server import EmulatorServer  # noqa: E402
 
@@ -70,6 +71,14 @@ class Platform:
         }
         conn.update(overrides)
         return json.dumps(conn)
+
+
+# Hypothesis budgets. `default` (used by `make test`) keeps the suite's time in check; `long` is the soak that
+# `make fuzz` runs (figures in docs/reliability.md). A property that wants more examples than another asks for a
+# multiple of the profile's budget, so the soak scales it too.
+settings.register_profile("default", max_examples=50, deadline=None, print_blob=True)
+settings.register_profile("long", max_examples=1000, deadline=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
 @pytest.fixture(scope="session")

@@ -7,12 +7,10 @@ test); test modules of store-facing tests override ``database_url`` with it.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 
 import pytest
 from callback_helpers import BOUND_TOKEN
-from hypothesis import settings
 from postgres_server import PostgresServer
 
 from messaging_platform_provider.callbacks.server import ReceiverServer
@@ -70,9 +68,3 @@ def receiver_for(platform, database_url) -> Iterator[ReceiverServer]:
         tokens=[f"{platform.seed.account_id}:{platform.seed.callback_token}"], database_url=database_url
     ) as server:
         yield server
-
-
-# Hypothesis: a small fixed budget by default so that `make test` stays fast; HYPOTHESIS_PROFILE=long for a soak.
-settings.register_profile("default", max_examples=50, deadline=None, derandomize=False, print_blob=True)
-settings.register_profile("long", max_examples=1000, deadline=None, print_blob=True)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))

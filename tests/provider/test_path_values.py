@@ -105,7 +105,7 @@ PRINTABLE_AND_MORE = st.text(alphabet=st.characters(codec="utf-8"), max_size=30)
 ANY_VALUE = PRINTABLE_AND_MORE | st.integers(min_value=-(2**70), max_value=2**70) | st.booleans() | st.none()
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=3 * settings.default.max_examples)
 @given(data=st.data())
 def test_every_path_value_is_refused_or_lands_in_its_own_segment(data):
     name = data.draw(st.sampled_from(list(OPERATIONS)))
@@ -115,7 +115,7 @@ def test_every_path_value_is_refused_or_lands_in_its_own_segment(data):
     _outcome(op, params)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=2 * settings.default.max_examples)
 @given(data=st.data())
 def test_every_query_value_is_refused_or_sent_as_given(data):
     name = data.draw(st.sampled_from([n for n, op in OPERATIONS.items() if op.query]))
