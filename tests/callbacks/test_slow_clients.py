@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import time
 from collections.abc import Iterator
@@ -9,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 from callback_helpers import BOUND_TOKEN, callback, post, wait_until
 
-from messaging_platform_provider.callbacks.guard import connection_limits, guarded_protocol
+from messaging_platform_provider.callbacks.guard import PROTOCOLS, connection_limits, guarded_protocol
 from messaging_platform_provider.callbacks.server import ReceiverServer
 
 
@@ -40,13 +41,22 @@ def sockets() -> Iterator[list[socket.socket]]:
         sock.close()
 
 
-@pytest.fixture
-def guarded(database_url):
+@pytest.fixture(params=sorted(PROTOCOLS))
+def guarded(request, database_url):
+    """Serve with the limits given, on each of uvicorn's HTTP/1.1 parsers (``serve`` picks httptools)."""
+
     def serve(**limits: float) -> ReceiverServer:
-        protocol = guarded_protocol(**limits)  # type: ignore[arg-type]
+        protocol = guarded_protocol(http=request.param, **limits)  # type: ignore[arg-type]
         return ReceiverServer(tokens=[BOUND_TOKEN], database_url=database_url, http=protocol)
 
     return serve
+
+
+def test_both_parsers_are_guarded_and_serve_picks_the_faster():
+    assert sorted(PROTOCOLS) == ["h11", "httptools"]  # Airflow core installs uvicorn[standard], so httptools
+    assert guarded_protocol().__mro__[1] is PROTOCOLS["httptools"]
+    with pytest.raises(ValueError, match="http must be one of"):
+        guarded_protocol(http="h2")
 
 
 def test_a_connection_that_trickles_its_head_is_closed_after_the_header_deadline(guarded, store, sockets):
@@ -65,6 +75,30 @@ def test_a_body_that_never_completes_is_cut_off_and_nothing_is_stored(guarded, s
         wait_until(lambda: closed_by_server(sockets[0]), timeout=10)
         assert post(server.url, callback(1)).status_code == 200
     assert store.count() == 1
+
+
+def test_pipelined_requests_are_all_answered_then_the_idle_connection_is_closed(guarded, store):
+    with guarded(header_timeout=1.0, body_timeout=1.0) as server:
+        sock = socket.create_connection((server.host, server.port), timeout=10)
+        try:
+            requests_ = b""
+            for _ in range(3):
+                body = json.dumps(callback()).encode()
+                requests_ += (
+                    f"POST {server.path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    f"Content-Length: {len(body)}\r\n\r\n"
+                ).encode() + body
+            sock.sendall(requests_)  # three requests in one write: the second and third wait their turn
+            received = b""
+            while received.count(b"HTTP/1.1 200") < 3:
+                chunk = sock.recv(65536)
+                assert chunk, f"closed after {received.count(b'HTTP/1.1 200')} answers"
+                received += chunk
+            assert received.count(b"HTTP/1.1 200") == 3
+            wait_until(lambda: closed_by_server(sock), timeout=4)  # idle: the head deadline (before keep-alive, 5 s)
+        finally:
+            sock.close()
+    assert store.count() == 3
 
 
 def test_beyond_the_connection_cap_the_slowest_waiting_connections_make_room(guarded, store, sockets):
