@@ -14,6 +14,9 @@ $(BIN)/python:
 $(STAMP): setup.cfg pyproject.toml requirements/constraints.txt | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check "uv==$(UV_VERSION)"
 	$(BIN)/uv pip install --quiet --python $(BIN)/python -c requirements/constraints.txt -e ".[test]"
+	@# The editable build leaves src/*.egg-info beside the package; on sys.path it is a second copy of our
+	@# distribution, and Airflow would load the callback plugin twice ("already registered, skipping").
+	rm -rf src/*.egg-info
 	touch $(STAMP)
 
 venv: $(STAMP)

@@ -50,7 +50,7 @@ def messaging_platform_api_key_rotation() -> None:
         messaging_platform_conn_id="messaging_platform_default",
         target_conn_id=ROTATED_CONN_ID,
         airflow_api_conn_id="airflow_api_default",
-        key_label="Airflow weekly rotation {{ ds }}",
+        key_label="Airflow weekly rotation {{ dag_run.run_after | ds }}",  # run_after: also set without a logical date
     )
 
     @task

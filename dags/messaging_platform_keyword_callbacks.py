@@ -7,9 +7,11 @@ mounted in Airflow's API server), which stores it. An ``AssetWatcher`` on the as
 event, and each asset event schedules this DAG, with the callback in ``triggering_asset_events``.
 
 1. Check that the platform still has an active Keyword callback record (else nothing reaches the receiver).
-2. Read the callbacks that triggered the run and claim them, so a callback that reached Airflow twice (a triggerer
-   that died between Airflow storing the asset event and the trigger committing its position) is handled once.
-   Airflow may put several asset events in one run when they arrive faster than it schedules: every one is handled.
+2. Claim the callbacks that triggered the run, and any matching callback stored after them: Airflow may put
+   several asset events in one run, or none in any run for a moment when they arrive a few milliseconds apart
+   (``docs/callbacks.md``, "What a run receives"). A callback claimed by one run is not handled by another, also
+   when it reached Airflow twice (a triggerer that died between Airflow storing the asset event and the trigger
+   committing its position).
 3. Call each new subscriber with a welcome message (one mapped task per phone number; none when the run has no
    callback, as when the DAG is run by hand).
 
@@ -43,14 +45,9 @@ KEYWORD = "JOIN"  # the keyword your customers text
 WELCOME_LONG_CODE = "{{ var.value.messaging_platform_welcome_long_code }}"  # an Airflow Variable, set per account
 CONSUMER = "messaging_platform_keyword_callbacks"
 
+watcher = MessagingPlatformCallbackTrigger(callback_types=["Keyword"], keywords=[KEYWORD], consumer=CONSUMER)
 keyword_texts = Asset(
-    "messaging_platform_keyword_join",
-    watchers=[
-        AssetWatcher(
-            name="keyword_join_callbacks",
-            trigger=MessagingPlatformCallbackTrigger(callback_types=["Keyword"], keywords=[KEYWORD], consumer=CONSUMER),
-        )
-    ],
+    "messaging_platform_keyword_join", watchers=[AssetWatcher(name="keyword_join_callbacks", trigger=watcher)]
 )
 
 
@@ -75,18 +72,17 @@ def messaging_platform_keyword_callbacks() -> None:
 
     @task
     def new_subscribers(triggering_asset_events: Any = None, run_id: str | None = None) -> list[dict[str, Any]]:
-        from messaging_platform_provider.callbacks.claims import callbacks_from_asset_events, claim_callbacks
+        from messaging_platform_provider.callbacks.claims import claim_callbacks_for_run
 
         try:
             events = list(triggering_asset_events[keyword_texts]) if triggering_asset_events else []
         except KeyError:
             events = []
-        callbacks = callbacks_from_asset_events(events)
-        if not callbacks:
+        if not events:
             print("No keyword callback in this run (started by hand?): nothing to do.")
             return []
-        mine = claim_callbacks(callbacks, consumer=CONSUMER, owner=str(run_id))
-        print(f"{len(callbacks)} callback(s) triggered this run, {len(mine)} not handled before.")
+        mine = claim_callbacks_for_run(events, watcher=watcher, owner=str(run_id))
+        print(f"{len(events)} asset event(s) started this run; {len(mine)} callback(s) not handled before.")
         return [
             {
                 "TransactionId": c["transaction_id"],

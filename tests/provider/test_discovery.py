@@ -34,3 +34,20 @@ def test_airflow_providers_list_shows_it():
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert "airflow-provider-messaging-platform" in out.stdout
+
+
+def test_airflow_loads_the_callback_plugin_once():
+    """
+    One copy of the distribution on the path: an editable install used to leave ``src/*.egg-info`` beside the
+    package, and every Airflow component logged "Plugin 'messaging_platform_callbacks' already registered".
+    """
+    from importlib.metadata import distributions
+
+    from airflow import plugins_manager
+
+    ours = [d for d in distributions() if d.metadata["Name"] == "airflow-provider-messaging-platform"]
+    assert len(ours) == 1, [str(getattr(d, "_path", d)) for d in ours]
+    plugins_manager.ensure_plugins_loaded()
+    names = [p["name"] for p in plugins_manager.get_plugin_info()]
+    assert names.count("messaging_platform_callbacks") == 1
+    assert not [e for e in plugins_manager.get_import_errors().values() if "messaging_platform" in e]

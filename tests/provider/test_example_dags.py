@@ -143,7 +143,8 @@ def test_example_dag_runs_to_success(platform, airflow_db, capfd, dag_file, requ
     monkeypatch.setenv("AIRFLOW_VAR_MESSAGING_PLATFORM_WELCOME_LONG_CODE", LONG_CODE)  # the keyword example's
     bag = load_dags()
     dag = bag.get_dag(dag_file.stem)
-    run = dag.test(run_conf=conf_for(dag_file.stem, platform.seed) or None)
+    # No logical date: the default of the REST API and of `airflow dags trigger`, so no `ds` in the context.
+    run = dag.test(run_conf=conf_for(dag_file.stem, platform.seed) or None, logical_date=None)
     captured = capfd.readouterr()
     assert run.state == "success", captured.out[-3000:] + captured.err[-3000:]
     assert platform.requests(), "the DAG sent nothing to the emulator"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from operator_context import clear_requests
+from test_wait_helpers import key_of, rotate_key
 
 from messaging_platform_provider.client import MessagingPlatformApiError, RetryPolicy
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
@@ -83,3 +85,24 @@ def test_connection_refused_is_retried_then_reported(platform, monkeypatch):
         MessagingPlatformHook(retry_policy=FAST).create_campaign(name="x", campaign_type="Basic")
     assert caught.value.status is None and caught.value.attempts == FAST.max_attempts
     assert "could not connect" in str(caught.value)
+
+
+@pytest.mark.parametrize("written", [True, False], ids=["new-key-in-connection", "connection-not-updated"])
+def test_a_401_re_reads_the_connection_and_resends_only_with_other_credentials(platform, monkeypatch, written):
+    monkeypatch.setenv("AIRFLOW_CONN_MESSAGING_PLATFORM_DEFAULT", platform.connection_json())  # restored after
+    hook = MessagingPlatformHook(retry_policy=FAST)
+    assert hook.list_campaigns() == []  # the hook has read the connection and holds the key
+    new = rotate_key(platform, write_to_connection=written)  # a rotation elsewhere; the old key is revoked
+    clear_requests(platform)
+    if written:
+        assert hook.create_campaign(name="after rotation", campaign_type="Coupon")[
+            "Id"
+        ]  # a create too: 401 did nothing
+        first, second = platform.requests()
+        assert (first["status"], key_of(first)) == (401, platform.seed.api_key)
+        assert (second["status"], key_of(second)) == (201, new["Key"])
+    else:
+        with pytest.raises(MessagingPlatformApiError) as caught:
+            hook.list_campaigns()
+        assert caught.value.status == 401
+        assert [r["status"] for r in platform.requests()] == [401]  # nothing new to send it with

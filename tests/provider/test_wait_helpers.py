@@ -6,7 +6,9 @@ the other ``test_wait_*`` modules assume of them.
 
 from __future__ import annotations
 
+import base64
 import json
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -290,3 +292,23 @@ def test_when_polled_fires_each_move_once_after_the_first_answered_read(platform
     assert calls == [schedule["Id"]] and list(mover.fired) == [path]
     time.sleep(0.2)
     assert life.status(5001, schedule["Id"]) == "Completed"
+
+
+def rotate_key(platform: Any, *, write_to_connection: bool) -> dict[str, Any]:
+    """What the rotation operator does, in short: a new key, written into the connection, the old key revoked."""
+    hook = MessagingPlatformHook()
+    old = next(k for k in hook.list_api_keys() if k["Key"] == platform.seed.api_key)
+    new = hook.create_api_key(label="rotated mid-wait")
+    if write_to_connection:
+        conn = json.loads(platform.connection_json())
+        conn.update(login=new["Key"], password=new["Secret"])
+        os.environ["AIRFLOW_CONN_MESSAGING_PLATFORM_DEFAULT"] = json.dumps(conn)
+    hook.revoke_api_key(old["Id"])
+    return new
+
+
+def key_of(record: dict[str, Any]) -> str:
+    """The API key a recorded request was sent with (HTTP Basic user name)."""
+    scheme, _, value = record["headers"]["authorization"].partition(" ")
+    assert scheme == "Basic"
+    return base64.b64decode(value).decode().partition(":")[0]

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 import requests
-from test_wait_helpers import PARKED, SOON, Lifecycle, WhenPolled, gets, schedule_path
+from test_wait_helpers import PARKED, SOON, Lifecycle, WhenPolled, gets, key_of, rotate_key, schedule_path
 
 from messaging_platform_provider.client.async_client import DEFAULT_MAX_CONNECTIONS
 from messaging_platform_provider.triggers.pool import clients_open
@@ -107,6 +107,37 @@ def test_more_transient_errors_in_a_row_than_allowed_fail_the_wait(platform):
     assert len(gets(platform, 5001, schedule["Id"])) == 6
 
 
+# -- credentials: a key rotated while triggers wait ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("written", [True, False], ids=["new-key-in-connection", "connection-not-updated"])
+def test_a_wait_survives_a_key_rotation_by_re_reading_the_connection_once(platform, monkeypatch, written):
+    monkeypatch.setenv("AIRFLOW_CONN_MESSAGING_PLATFORM_DEFAULT", platform.connection_json())  # restored after
+    life = Lifecycle(platform)
+    schedule = life.new_schedule(**PARKED)
+    path = schedule_path(5001, schedule["Id"])
+    rotated: dict[str, Any] = {}
+
+    def rotate_then_complete() -> None:
+        rotated.update(rotate_key(platform, write_to_connection=written))
+        life.behave(schedule["Id"], outcome="Completed", **SOON)
+
+    with WhenPolled(platform, {path: rotate_then_complete}):
+        event = run_trigger(trigger([schedule["Id"]]))
+    polls = gets(platform, 5001, schedule["Id"])
+    after = [r for r in polls if r["status"] != 200 or key_of(r) != platform.seed.api_key]
+    if written:
+        assert event["outcome"] == "success", event["message"]
+        # The first poll after the revoke was answered 401; the same poll, sent again on the new key, got 200.
+        assert [r["status"] for r in after][:2] == [401, 200]
+        assert {key_of(r) for r in after[1:]} == {rotated["Key"]}
+    else:
+        # The connection still holds the revoked key: re-read, nothing new to try, and the wait fails, naming it.
+        assert event["outcome"] == "failure" and "401" in event["message"]
+        assert [r["status"] for r in after] == [401]
+    assert platform.seed.api_secret not in json.dumps(event)
+
+
 # -- serialisation: a trigger rebuilt mid-wait finishes the same wait -------------------------------------
 
 
@@ -145,6 +176,29 @@ def test_a_trigger_rebuilt_from_serialize_mid_wait_finishes_it_with_the_same_dea
 
 
 # -- the event loop: nothing blocks it, and one connection shares one client -------------------------------
+
+
+def test_what_a_trigger_imports_in_the_event_loop_is_light():
+    """
+    The triggerer imports a trigger's module, and our triggers import their client, on its event loop: an import
+    of the synchronous client (``requests`` and every API method) there blocked the loop for 0.3 s and made the
+    triggerer log "async thread was blocked". In a fresh process, as the triggerer has Airflow loaded.
+    """
+    probe = (
+        "import sys, airflow.triggers.base, airflow.sdk, httpx\n"
+        "before = set(sys.modules)\n"
+        "import messaging_platform_provider.triggers.schedule, messaging_platform_provider.triggers.callback\n"
+        "import messaging_platform_provider.triggers.pool\n"
+        "ours = ('messaging_platform_provider', 'airflow')\n"
+        "print(sorted(m for m in set(sys.modules) - before if m.split('.')[0] not in ours))\n"
+        "print(sorted(m for m in sys.modules if m.startswith('messaging_platform_provider.client.')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    third_party, ours = (eval(line) for line in out.stdout.strip().splitlines()[-2:])
+    assert third_party == [], third_party  # nothing beyond what Airflow and httpx already brought
+    assert "messaging_platform_provider.client.client" not in ours
+    assert not [m for m in ours if m.startswith("messaging_platform_provider.client.api")], ours
 
 
 @pytest.fixture

@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from messaging_platform_provider.callbacks.store import shared_store
+
+if TYPE_CHECKING:
+    from messaging_platform_provider.triggers.callback import MessagingPlatformCallbackTrigger
+
+#: At most this many callbacks stored after a run's own are taken on by that run (the rest have runs of their own).
+CATCH_UP_LIMIT = 1000
 
 
 def callbacks_from_asset_events(events: Iterable[Any]) -> list[dict[str, Any]]:
@@ -36,3 +42,29 @@ def claim_callbacks(
             seen.add(tid)
             mine.append(callback)
     return mine
+
+
+def claim_callbacks_for_run(
+    events: Iterable[Any], *, watcher: MessagingPlatformCallbackTrigger, owner: str, limit: int = CATCH_UP_LIMIT
+) -> list[dict[str, Any]]:
+    """
+    The callbacks a run started by ``watcher``'s asset events handles, claimed for ``owner`` (the run id): those
+    its asset events carry, and every callback matching the watcher's filter stored after the first of them.
+
+    Why more than its own: Airflow queues a DAG for an asset with one row per DAG, so events that arrive while
+    the run is being created (a few milliseconds apart) can end up in no run at all until the next event comes.
+    The later callbacks are in the store already, so the run takes them on; the run their own events may still
+    start finds them claimed. Each callback is handled once, none waits for a later text.
+    """
+    own = callbacks_from_asset_events(events)
+    if not own:
+        return []
+    store = shared_store(watcher.database_url)
+    first = min(int(c.get("seq") or 0) for c in own)
+    later = [row.to_event() for row in store.read_after(first, watcher.filter, limit)]
+    return claim_callbacks(
+        sorted([*own, *later], key=lambda c: int(c.get("seq") or 0)),
+        consumer=watcher.consumer,
+        owner=owner,
+        database_url=watcher.database_url,
+    )

@@ -15,10 +15,16 @@ from typing import Any
 
 import httpx
 
-from messaging_platform_provider.client.client import USER_AGENT
 from messaging_platform_provider.client.errors import MessagingPlatformApiError, MessagingPlatformValidationError
 from messaging_platform_provider.client.operations import OPERATIONS
-from messaging_platform_provider.client.request import JSON_HEADERS, decode, normalize_base_url, prepare
+from messaging_platform_provider.client.request import (
+    DEFAULT_TIMEOUT,
+    JSON_HEADERS,
+    USER_AGENT,
+    decode,
+    normalize_base_url,
+    prepare,
+)
 
 DEFAULT_MAX_CONNECTIONS = 10
 
@@ -39,7 +45,7 @@ class AsyncMessagingPlatformClient:
         api_secret: str,
         *,
         account_id: int | None = None,
-        timeout: tuple[float, float] = (10.0, 60.0),
+        timeout: tuple[float, float] = DEFAULT_TIMEOUT,
         max_connections: int = DEFAULT_MAX_CONNECTIONS,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:

@@ -10,17 +10,21 @@ from typing import Any
 import requests
 from urllib3.exceptions import NewConnectionError
 
-from messaging_platform_provider import __version__
 from messaging_platform_provider.client.api import ApiMethods
 from messaging_platform_provider.client.errors import MessagingPlatformApiError, MessagingPlatformValidationError
 from messaging_platform_provider.client.operations import OPERATIONS, Operation
-from messaging_platform_provider.client.request import JSON_HEADERS, decode, normalize_base_url, prepare
+from messaging_platform_provider.client.request import (
+    DEFAULT_TIMEOUT,
+    JSON_HEADERS,
+    USER_AGENT,
+    decode,
+    normalize_base_url,
+    prepare,
+)
 from messaging_platform_provider.client.retry import Failure, RetryPolicy
 
 log = logging.getLogger(__name__)
 
-USER_AGENT = f"airflow-provider-messaging-platform/{__version__}"
-DEFAULT_TIMEOUT = (10.0, 60.0)
 _FAILURE_TEXT = {
     Failure.NOT_SENT: "could not connect",
     Failure.LOST: "connection lost after the request was sent",

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+from messaging_platform_provider import __version__
 from messaging_platform_provider.client.errors import (
     MessagingPlatformApiError,
     MessagingPlatformValidationError,
@@ -17,6 +18,8 @@ from messaging_platform_provider.client.operations import Operation
 
 API_ROOT = "/api/v2.1"
 JSON_HEADERS = {"Content-Type": "application/json", "Accept": "application/json"}
+USER_AGENT = f"airflow-provider-messaging-platform/{__version__}"
+DEFAULT_TIMEOUT = (10.0, 60.0)  # seconds: connect, read
 
 
 def normalize_base_url(base_url: str | None) -> str:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from messaging_platform_provider.client.errors import MessagingPlatformValidationError
 from messaging_platform_provider.client.request import normalize_base_url
@@ -45,18 +46,40 @@ def _number(extras: dict[str, Any], name: str, default: float) -> float:
     return number
 
 
-def settings_from_connection(
-    *,
-    host: str | None,
-    login: str | None,
-    password: str | None,
-    extras: dict[str, Any],
-    default_timeout: tuple[float, float],
-) -> ConnectionSettings:
+class AirflowConnection(Protocol):
+    """What is read of an Airflow connection (``airflow.sdk.Connection``, sync or async lookup alike)."""
+
+    host: str | None
+    login: str | None
+    password: str | None
+    extra: str | None
+
+
+def connection_extras(conn: AirflowConnection) -> dict[str, Any]:
+    """
+    The connection's extra fields, parsed the same way for the sync and the async lookup (``aextra_dejson`` is
+    new in Airflow 3.3), without handing them to the secrets masker once more: none of them is secret.
+    """
+    if not conn.extra:
+        return {}
+    try:
+        extras = json.loads(conn.extra)
+    except ValueError:
+        raise MessagingPlatformValidationError("extra", "the connection's extra is not a JSON object") from None
+    if not isinstance(extras, dict):
+        raise MessagingPlatformValidationError("extra", "the connection's extra is not a JSON object")
+    return extras
+
+
+def settings_from_connection(conn: AirflowConnection, *, default_timeout: tuple[float, float]) -> ConnectionSettings:
     """
     ``base_url`` comes from the extra field of that name; a host given as a full URL is accepted instead.
     ``account_id`` and ``timezone`` are extra fields; ``connect_timeout``/``read_timeout`` optional extras.
+    The caller hands the password to Airflow's secrets masker (``mask_secret`` in tasks, ``amask_secret`` in
+    triggers, where the synchronous call would block the event loop on the supervisor).
     """
+    host, login, password = conn.host, conn.login, conn.password
+    extras = connection_extras(conn)
     base_url = _extra(extras, "base_url") or (host if host and "://" in host else None)
     account = _extra(extras, "account_id")
     if account is not None and (isinstance(account, bool) or not str(account).strip().isdigit()):

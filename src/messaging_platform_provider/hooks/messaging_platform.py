@@ -10,11 +10,12 @@ from airflow.sdk import BaseHook
 from airflow.sdk.log import mask_secret
 
 from messaging_platform_provider.client.api import ApiMethods
-from messaging_platform_provider.client.client import DEFAULT_TIMEOUT, MessagingPlatformClient
+from messaging_platform_provider.client.client import MessagingPlatformClient
 from messaging_platform_provider.client.errors import MessagingPlatformApiError, MessagingPlatformValidationError
 from messaging_platform_provider.client.operations import OPERATIONS
+from messaging_platform_provider.client.request import DEFAULT_TIMEOUT
 from messaging_platform_provider.client.retry import RetryPolicy
-from messaging_platform_provider.hooks.connection import CONN_TYPE, settings_from_connection
+from messaging_platform_provider.hooks.connection import CONN_TYPE, ConnectionSettings, settings_from_connection
 
 
 class MessagingPlatformHook(BaseHook, ApiMethods):
@@ -51,17 +52,16 @@ class MessagingPlatformHook(BaseHook, ApiMethods):
         self.retry_policy = retry_policy
 
     @cached_property
-    def client(self) -> MessagingPlatformClient:
+    def settings(self) -> ConnectionSettings:
+        """What the connection holds, read once per hook (and again after a 401, see ``call``)."""
         conn = self.get_connection(self.messaging_platform_conn_id)
         if conn.password:
             mask_secret(conn.password)
-        settings = settings_from_connection(
-            host=conn.host,
-            login=conn.login,
-            password=conn.password,
-            extras=conn.extra_dejson,
-            default_timeout=DEFAULT_TIMEOUT,
-        )
+        return settings_from_connection(conn, default_timeout=DEFAULT_TIMEOUT)
+
+    @cached_property
+    def client(self) -> MessagingPlatformClient:
+        settings = self.settings
         return MessagingPlatformClient(
             settings.base_url,
             settings.api_key,
@@ -84,11 +84,25 @@ class MessagingPlatformHook(BaseHook, ApiMethods):
         query: Mapping[str, Any] | None = None,
         **path_params: Any,
     ) -> Any:
-        result = self.client.call(operation, account_id=account_id, body=body, query=query, **path_params)
+        try:
+            result = self.client.call(operation, account_id=account_id, body=body, query=query, **path_params)
+        except MessagingPlatformApiError as exc:
+            # 401: the key may have been rotated since this hook read the connection (a long wait, a retry).
+            # A 401 is refused before anything is done, so sending the call again is safe, even a create.
+            if exc.status != 401 or not self._reread_connection():
+                raise
+            result = self.client.call(operation, account_id=account_id, body=body, query=query, **path_params)
         for name in OPERATIONS[operation].secret_fields:
             if isinstance(result, dict) and result.get(name):
                 mask_secret(result[name])  # masked the moment it is read, before anything can log it
         return result
+
+    def _reread_connection(self) -> bool:
+        """Read the connection again; whether it now holds other settings (the client is then rebuilt on them)."""
+        before = self.settings
+        self.close()
+        self.__dict__.pop("settings", None)
+        return self.settings != before
 
     def _timezone(self) -> str:
         return self.client.platform_timezone

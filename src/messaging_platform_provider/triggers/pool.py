@@ -1,6 +1,11 @@
 """
 One pooled async client per connection id and event loop, shared by every trigger of that connection in a
 triggerer process; closed when its last user is done. Credentials are read with the async connection API.
+
+A pool lives as long as its triggers, often longer than a key: when a key rotation writes a new key into the
+connection and revokes the old one, calls start to get 401. A call answered 401 re-reads the connection (once
+for all triggers that hit the same stale client) and, if it now holds other credentials, is sent again with them;
+otherwise, or on a second 401, the 401 reaches the trigger. The hook does the same for tasks.
 """
 
 from __future__ import annotations
@@ -9,15 +14,56 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from messaging_platform_provider.client.async_client import AsyncMessagingPlatformClient
-from messaging_platform_provider.client.client import DEFAULT_TIMEOUT
-from messaging_platform_provider.hooks.connection import settings_from_connection
+from messaging_platform_provider.client.errors import MessagingPlatformApiError
+from messaging_platform_provider.client.request import DEFAULT_TIMEOUT
+from messaging_platform_provider.hooks.connection import ConnectionSettings, settings_from_connection
+
+
+class PooledClient:
+    """The shared client of one connection: ``call`` as on the client, with the re-read on 401 (see the module)."""
+
+    def __init__(self, conn_id: str, settings: ConnectionSettings, client: AsyncMessagingPlatformClient) -> None:
+        self.conn_id = conn_id
+        self._settings = settings
+        self._client = client
+        self._retired: list[AsyncMessagingPlatformClient] = []  # may still have calls in flight: closed at the end
+        self._reloading = asyncio.Lock()
+        self.reloads = 0
+
+    async def call(self, operation: str, **kwargs: Any) -> Any:
+        client = self._client
+        try:
+            return await client.call(operation, **kwargs)
+        except MessagingPlatformApiError as exc:
+            if exc.status != 401 or not await self._reload(client):
+                raise
+        return await self._client.call(operation, **kwargs)
+
+    async def _reload(self, stale: AsyncMessagingPlatformClient) -> bool:
+        """After a 401 on ``stale``: whether a client with other credentials is now in place."""
+        async with self._reloading:
+            if self._client is not stale:
+                return True  # another caller has re-read the connection since this call was sent
+            settings, client = await _build(self.conn_id)
+            if settings == self._settings:
+                await client.aclose()
+                return False  # the connection still holds the key that was refused: nothing to try again with
+            self._settings, self._client = settings, client
+            self._retired.append(stale)
+            self.reloads += 1
+            return True
+
+    async def aclose(self) -> None:
+        for client in (*self._retired, self._client):
+            await client.aclose()
 
 
 @dataclass
 class _Entry:
-    client: AsyncMessagingPlatformClient
+    client: PooledClient
     users: int = 0
 
 
@@ -25,22 +71,16 @@ _ENTRIES: dict[tuple[int, str], _Entry] = {}
 _LOCKS: dict[tuple[int, str], asyncio.Lock] = {}
 
 
-async def _build(conn_id: str) -> AsyncMessagingPlatformClient:
+async def _build(conn_id: str) -> tuple[ConnectionSettings, AsyncMessagingPlatformClient]:
     from airflow.sdk import BaseHook
     from airflow.sdk.log import amask_secret
 
     conn = await BaseHook.aget_connection(conn_id)
     if conn.password:
         await amask_secret(conn.password)
-    settings = settings_from_connection(
-        host=conn.host,
-        login=conn.login,
-        password=conn.password,
-        extras=await conn.aextra_dejson(),
-        default_timeout=DEFAULT_TIMEOUT,
-    )
+    settings = settings_from_connection(conn, default_timeout=DEFAULT_TIMEOUT)
     # Building an httpx client loads the CA bundle from disk: do it off the event loop.
-    return await asyncio.to_thread(
+    client = await asyncio.to_thread(
         AsyncMessagingPlatformClient,
         settings.base_url,
         settings.api_key,
@@ -48,16 +88,17 @@ async def _build(conn_id: str) -> AsyncMessagingPlatformClient:
         account_id=settings.account_id,
         timeout=settings.timeout,
     )
+    return settings, client
 
 
 @asynccontextmanager
-async def shared_client(conn_id: str) -> AsyncIterator[AsyncMessagingPlatformClient]:
+async def shared_client(conn_id: str) -> AsyncIterator[PooledClient]:
     key = (id(asyncio.get_running_loop()), conn_id)
     lock = _LOCKS.setdefault(key, asyncio.Lock())
     async with lock:
         entry = _ENTRIES.get(key)
         if entry is None:
-            entry = _ENTRIES[key] = _Entry(await _build(conn_id))
+            entry = _ENTRIES[key] = _Entry(PooledClient(conn_id, *await _build(conn_id)))
         entry.users += 1
     try:
         yield entry.client
