@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 import threading
 from typing import Any, Literal
@@ -21,6 +22,10 @@ class FaultRule(BaseModel):
     status: int = Field(503, ge=400, le=599, description="Response status for kind 'status'.")
     retry_after: int = Field(1, ge=0, description="Retry-After seconds for kind 'retry_after' (answers 429).")
     delay: float = Field(1.0, ge=0, le=600, description="Seconds to wait before handling, for kind 'delay'.")
+    probability: float = Field(
+        1.0, gt=0, le=1, description="Share of matching requests the rule fires on (drawn per request)."
+    )
+    seed: int | None = Field(None, description="Seed of the draws, for a repeatable run (random when omitted).")
     method: str | None = Field(None, description="HTTP method to match (any when omitted).")
     path: str | None = Field(None, description="Regular expression searched in the request path.")
 
@@ -50,13 +55,21 @@ class ActiveFault:
         self.id = rule_id
         self.rule = rule
         self.remaining = rule.count
+        self._draws = random.Random(rule.seed)
+
+    def fires(self) -> bool:
+        """Whether the rule fires on a matching request (always, unless it has a ``probability`` below 1)."""
+        return self.rule.probability >= 1 or self._draws.random() < self.rule.probability
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, **self.rule.model_dump(), "count": self.remaining}
 
 
 class FaultBook:
-    """Rules in the order added; the first matching rule fires and is used up after ``count`` hits."""
+    """
+    Rules in the order added; the first matching rule that fires (see ``probability``) applies, and is used up
+    after ``count`` hits.
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -73,7 +86,7 @@ class FaultBook:
     def take(self, method: str, path: str) -> FaultRule | None:
         with self._lock:
             for active in self._rules:
-                if active.rule.matches(method, path):
+                if active.rule.matches(method, path) and active.fires():
                     active.remaining -= 1
                     if active.remaining <= 0:
                         self._rules.remove(active)

@@ -72,6 +72,19 @@ def test_commit_then_drop_commits_but_answers_nothing(emu):
     assert (first["status"], first["fault"]) == (None, "commit_then_drop")
 
 
+def test_a_rule_with_a_probability_fires_on_that_share_of_matching_requests(emu):
+    rule = {"kind": "status", "status": 503, "count": 10_000, "probability": 0.2, "seed": 7, "method": "GET"}
+    emu.ok("POST", "/faults", json=rule)
+    statuses = [emu.api("GET", emu.campaigns).status_code for _ in range(400)]
+    faulted = statuses.count(503)
+    assert set(statuses) == {503, 204}
+    assert 0.14 * 400 <= faulted <= 0.26 * 400, faulted  # seeded: the same share on every run
+    assert emu.ok("GET", "/faults")[0]["count"] == 10_000 - faulted  # only the requests it fired on count
+    emu.ok("DELETE", "/faults")
+    emu.ok("POST", "/faults", json=rule)
+    assert [emu.api("GET", emu.campaigns).status_code for _ in range(400)] == statuses  # the seed repeats it
+
+
 def test_control_endpoints_are_never_faulted(emu):
     emu.ok("POST", "/faults", json={"kind": "drop", "count": 5})
     assert emu.ok("GET", "/health") == {"status": "ok"}
@@ -87,6 +100,8 @@ def test_control_endpoints_are_never_faulted(emu):
         {"kind": "status", "status": 200},
         {"kind": "status", "count": 0},
         {"kind": "drop", "path": "("},
+        {"kind": "status", "probability": 0},
+        {"kind": "status", "probability": 1.5},
     ],
 )
 def test_bad_rules_are_rejected(emu, rule):
