@@ -77,8 +77,8 @@ def get_provider_info() -> dict[str, Any]:
                     },
                     "timezone": {
                         "label": "Platform time zone",
-                        # No default: Airflow masks every text extra in logs, and warns in every task about one
-                        # shorter than 5 characters ("UTC"). Left empty, the zone is UTC.
+                        # No default: Airflow offers every text extra to its log masker, which warns in every task
+                        # about one shorter than 5 characters ("UTC"). Left empty, the zone is UTC.
                         "schema": {"type": ["string", "null"]},
                         "description": "Zone that date-times are converted to before they are sent (IANA name; "
                         "empty: UTC).",

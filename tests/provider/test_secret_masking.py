@@ -26,9 +26,9 @@ def test_every_secret_read_is_registered_with_the_masker(platform):
 
 def test_a_connection_as_the_form_saves_it_makes_no_short_secret_warning(monkeypatch, caplog):
     """
-    Airflow hands every text extra of a connection to the secrets masker when it reads one; one shorter than five
-    characters logs "Skipping masking for a secret as it's too short" in every task. The form's time zone
-    defaulted to "UTC"; now it is left out (UTC all the same), and the account id is a number.
+    Airflow offers every text extra of a connection to the secrets masker when it reads one; one shorter than five
+    characters logs "Skipping masking for a secret as it's too short" in every task, sensitive name or not. The
+    form's time zone defaulted to "UTC"; now it is left out (UTC all the same), and the account id is a number.
     """
     import json
 
