@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 UV_VERSION := 0.13.9
 STAMP := $(VENV)/.installed
 
-.PHONY: venv demo test lint typecheck pytest postgres fuzz docs browser-test lock clean
+.PHONY: venv demo test lint typecheck pytest postgres fuzz docs browser-test system-test lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,11 @@ fuzz: venv postgres
 browser-test: venv
 	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || { echo "browser-test needs Debian's chromium package (apt-get install chromium)"; exit 1; }
 	$(BIN)/pytest -m browser tests/browser
+
+# Scenarios against a real multi-process Airflow deployment on loopback (PostgreSQL, the emulator, API server,
+# scheduler, DAG processor, triggerer), through Airflow's REST API; a table of results, run folder under build/.
+system-test: venv postgres
+	$(BIN)/pytest -p no:randomly -p no:cacheprovider -m system tests/system -s --tb=short
 
 # The docs site, warnings as errors (the test suite builds it too).
 docs: venv

@@ -55,12 +55,21 @@ E164 = r"^\+[1-9][0-9]{6,14}$"
     doc_md=__doc__,
 )
 def messaging_platform_hook_walkthrough() -> None:
+    def this_task() -> Any:
+        """The running task instance's retry-safety token, for the hook's creates (docs/retry-safe-creates.md)."""
+        from airflow.sdk import get_current_context
+
+        from messaging_platform_provider.client.once import CreateOnce
+
+        return CreateOnce.for_context(get_current_context())
+
     @task
     def create_campaign(run_id: str | None = None) -> int:
         from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 
+        # once=: a retry of this task finds the campaign an earlier try made instead of making a second one.
         campaign = MessagingPlatformHook().create_campaign(
-            name="Walkthrough campaign", campaign_type="Basic", user_data=f"airflow:{run_id}"
+            name="Walkthrough campaign", campaign_type="Basic", user_data=f"airflow:{run_id}", once=this_task()
         )
         return int(campaign["Id"])
 
@@ -79,7 +88,10 @@ def messaging_platform_hook_walkthrough() -> None:
 
         params = params or {}
         action = MessagingPlatformHook().create_push_voice_call(
-            channels=[params["from_long_code"]], targets=[params["call_to"]], message=params["message"]
+            channels=[params["from_long_code"]],
+            targets=[params["call_to"]],
+            message=params["message"],
+            once=this_task(),
         )
         return int(action["Id"])
 
@@ -92,7 +104,9 @@ def messaging_platform_hook_walkthrough() -> None:
         hook = MessagingPlatformHook()
         # RunAt is a time of day on the platform's clock: take "now" in the connection's time zone.
         start = datetime.now(ZoneInfo(hook.get_conn().platform_timezone))
-        schedule = hook.create_schedule(action_id, "OneTime", run_at=start.strftime("%H:%M:%S"), start_from=start)
+        schedule = hook.create_schedule(
+            action_id, "OneTime", run_at=start.strftime("%H:%M:%S"), start_from=start, once=this_task()
+        )
         return {"ActionId": action_id, "ScheduleId": schedule["Id"], "ProcessStatus": schedule["ProcessStatus"]}
 
     @task

@@ -7,7 +7,9 @@ literals (after a reset the first campaign is 3001 and the first new action 5002
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote
 
 import pytest
@@ -176,3 +178,50 @@ def test_walkthrough_cleans_up_what_it_created_when_a_step_fails(
     assert deletes(platform) == expected_deletes
     hook = MessagingPlatformHook()
     assert hook.list_campaigns() == [] and hook.list_push_voice_calls() == []
+
+
+def _count(task_id: str) -> int:
+    hook = MessagingPlatformHook()
+    found = {
+        "create_campaign": hook.list_campaigns,
+        "create_call_action": hook.list_push_voice_calls,
+        "schedule_once": lambda: hook.list_schedules(5001),
+    }[task_id]()
+    return len(found or [])
+
+
+@pytest.mark.parametrize(
+    ("task_id", "path", "args"),
+    [
+        ("create_campaign", "/campaign$", {"run_id": "r1"}),
+        ("create_call_action", "/action-pushvoicecall$", {"params": {**WALKTHROUGH, "message": "Hello."}}),
+        ("schedule_once", r"/action/5001/schedule$", {"action_id": 5001}),
+    ],
+)
+def test_walkthrough_creates_are_retry_safe(platform, airflow_db, task_id, path, args):
+    """
+    A try whose create the platform carried out but whose answer was lost; the retry (same task instance) must
+    find what the first try made. Found by the system test under injected faults: the hook creates of the
+    walkthrough's @task functions made a second campaign, call or schedule on every such retry.
+    """
+    from types import SimpleNamespace
+
+    from airflow.dag_processing.dagbag import DagBag
+    from airflow.sdk.execution_time.context import set_current_context
+    from operator_context import InMemoryStore
+
+    from messaging_platform_provider.client import MessagingPlatformApiError
+
+    dag = DagBag(dag_folder=str(DAGS)).get_dag("messaging_platform_hook_walkthrough")
+    function = dag.get_task(task_id).python_callable
+    ti = SimpleNamespace(dag_id=dag.dag_id, task_id=task_id, run_id="r1", map_index=-1, try_number=1)
+    context: Any = {"ti": ti, "task_state_store": InMemoryStore()}
+    before = _count(task_id)
+    platform.fault(kind="commit_then_drop", method="POST", path=path)
+    with set_current_context(context), pytest.raises(MessagingPlatformApiError):
+        function(**args)
+    with set_current_context(context):
+        function(**args)
+    posts = [r for r in platform.requests() if r["method"] == "POST" and re.search(path, r["path"])]
+    assert len(posts) == 1  # the retry found what the first try made and sent no second create
+    assert _count(task_id) == before + 1

@@ -47,6 +47,16 @@ class CreateOnce:
         digest = hashlib.sha256(f"{dag_id}\x1f{task_id}\x1f{run_id}\x1f{map_index}".encode()).hexdigest()
         return cls(token=digest[:16], store=store)
 
+    @classmethod
+    def for_context(cls, context: Mapping[str, Any]) -> CreateOnce:
+        """
+        The token of the running task instance, from its Airflow context: what the create operators use, and
+        what a hook create in a ``@task`` passes as ``once=`` (``CreateOnce.for_context(get_current_context())``).
+        """
+        ti = context["ti"]
+        map_index = ti.map_index if ti.map_index is not None else -1
+        return cls.for_task(ti.dag_id, ti.task_id, ti.run_id, map_index, store=context.get("task_state_store"))
+
     @property
     def marker(self) -> str:
         return f"[{MARKER_PREFIX}{self.token}]"

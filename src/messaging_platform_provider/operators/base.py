@@ -125,11 +125,4 @@ class MessagingPlatformCreateOperator(MessagingPlatformBaseOperator):
             return None
         from messaging_platform_provider.client.once import CreateOnce
 
-        ti = context["ti"]
-        return CreateOnce.for_task(
-            ti.dag_id,
-            ti.task_id,
-            ti.run_id,
-            ti.map_index if ti.map_index is not None else -1,
-            store=context.get("task_state_store"),
-        )
+        return CreateOnce.for_context(context)

@@ -31,6 +31,7 @@ from airflow.triggers.base import BaseEventTrigger, BaseTrigger, TriggerEvent
 
 from messaging_platform_provider.callbacks.filters import CallbackFilter
 from messaging_platform_provider.callbacks.settings import resolve_database_url
+from messaging_platform_provider.triggers.heap import freeze_startup_heap
 
 try:  # Airflow 3.3+: shared streams with persistence-gated advance
     from airflow.triggers.shared_stream import AdvanceItem, SharedStreamProducer
@@ -83,6 +84,7 @@ class CallbackStoreProducer(SharedStreamProducer):
 
     async def open_stream(self) -> AsyncIterator[tuple[dict[str, Any], int]]:
         """Yield ``(event, seq)`` for every matching callback after the committed position, forever."""
+        freeze_startup_heap()
         store = await self._store()
         cursor = self.committed = await asyncio.to_thread(store.open_position, self.consumer, self.start)
         while True:
@@ -251,6 +253,7 @@ class MessagingPlatformCallbackSensorTrigger(BaseTrigger):
         from messaging_platform_provider.callbacks.store import shared_store
         from messaging_platform_provider.waiting import seconds_left
 
+        freeze_startup_heap()
         store = await asyncio.to_thread(shared_store, self.database_url)
         filt = CallbackFilter.build(**self.filter_kwargs)
         while True:

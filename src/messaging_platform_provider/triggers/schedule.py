@@ -10,6 +10,7 @@ from typing import Any
 from airflow.triggers.base import BaseTrigger, TriggerEvent
 
 from messaging_platform_provider.client.errors import MessagingPlatformApiError
+from messaging_platform_provider.triggers.heap import freeze_startup_heap
 from messaging_platform_provider.waiting import WaitRules, Watch, seconds_left, timeout_step
 
 FIRST_POLL_SPREAD = 2.0  # seconds, at most
@@ -66,6 +67,7 @@ class MessagingPlatformScheduleTrigger(BaseTrigger):
     async def run(self) -> AsyncIterator[TriggerEvent]:
         from messaging_platform_provider.triggers.pool import shared_client
 
+        freeze_startup_heap()
         watch = Watch(self.rules, self.action_id, self.schedule_ids)
         async with shared_client(self.conn_id) as client:
             # Triggers restored together (a triggerer start) would all poll at once: spread the first poll.
