@@ -9,7 +9,8 @@ schedule behaviour) puts it back in a ``finally``.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -198,6 +199,18 @@ def every_example_succeeds(d: Deployment) -> str:
     return figures + "; no task retried"
 
 
+@contextmanager
+def schedules_pending(d: Deployment, seconds: float) -> Iterator[None]:
+    """Schedules made inside stay Pending ``seconds`` (the emulator's default behaviour); restored after."""
+    assert d.control is not None
+    defaults = d.control.get("/schedule-behaviour")
+    d.control.post("/schedule-behaviour", {"pending_seconds": seconds})
+    try:
+        yield
+    finally:
+        d.control.post("/schedule-behaviour", {k: v for k, v in defaults.items() if v is not None})
+
+
 def scheduled_runs(d: Deployment) -> list[dict[str, Any]]:
     return [run for dag_id in EXAMPLE_DAG_IDS for run in d.rest.dag_runs(dag_id) if run["run_type"] == "scheduled"]
 
@@ -205,9 +218,7 @@ def scheduled_runs(d: Deployment) -> list[dict[str, Any]]:
 @scenario("2 a deferred wait survives SIGKILL of the triggerer")
 def deferred_wait_survives_triggerer_kill(d: Deployment) -> str:
     assert d.control is not None
-    defaults = d.control.get("/schedule-behaviour")
-    d.control.post("/schedule-behaviour", {"pending_seconds": 600})  # schedules made from now on stay Pending
-    try:
+    with schedules_pending(d, 600):  # the voice call's schedule stays Pending until released
         started = time.monotonic()
         run_id = d.rest.trigger(VOICE_DAG, example_params(d)[VOICE_DAG])
 
@@ -235,8 +246,6 @@ def deferred_wait_survives_triggerer_kill(d: Deployment) -> str:
         d.control.post(f"/schedules/{schedule['Id']}/behaviour", {"pending_seconds": 0})  # now it runs and ends
         run = wait_for("the voice call run to finish", lambda: run_finished(d, VOICE_DAG, run_id), timeout=180)
         assert run["state"] == "success", f"run {run['state']}: {failed_tasks(d, VOICE_DAG, run_id)}"
-    finally:
-        d.control.post("/schedule-behaviour", {k: v for k, v in defaults.items() if v is not None})
     return (
         f"deferred after {deferred_after:.0f} s; new triggerer took the trigger {takeover:.0f} s after the kill; "
         f"run success in {seconds(run):.0f} s"

@@ -22,6 +22,7 @@ from system_scenarios import (
     failed_tasks,
     run_finished,
     scenario,
+    schedules_pending,
     seconds,
     wait_runs,
 )
@@ -82,9 +83,7 @@ def claimed(d: Deployment) -> set[str]:
 @scenario("3 a key rotation while deferred waits use the rotated connection")
 def rotation_during_deferred_waits(d: Deployment) -> str:
     assert d.control is not None
-    defaults = d.control.get("/schedule-behaviour")
-    d.control.post("/schedule-behaviour", {"pending_seconds": 600})  # the waits stay in flight until released
-    try:
+    with schedules_pending(d, 600):  # the waits stay in flight until released
         for dag_id in (WAITS_DAG, ROTATION_DAG):
             d.rest.unpause(dag_id)  # a new DAG is paused: its runs would wait queued
         old_key = d.rest.get(f"/api/v2/connections/{ROTATED_CONN_ID}")["login"]
@@ -123,8 +122,6 @@ def rotation_during_deferred_waits(d: Deployment) -> str:
         assert second["state"] == "success", "after rotation: " + failed_tasks(d, WAITS_DAG, again)
         keys_after = Counter(key_of(r) for r in records_since(d, after) if key_of(r) in (old_key, new_key))
         assert keys_after and set(keys_after) == {new_key}, f"keys used after the rotation: {len(keys_after)}"
-    finally:
-        d.control.post("/schedule-behaviour", {k: v for k, v in defaults.items() if v is not None})
     return (
         f"3 waits polling on the old key; rotation {seconds(rotated):.0f} s, old key revoked; {len(seen['refused'])} "
         f"wait(s) got 401, the connection was re-read, all 3 went on with the new key and succeeded; "
