@@ -11,9 +11,10 @@ from collections.abc import Iterator
 from types import FrameType
 
 import pytest
+import system_scenarios_platform  # noqa: F401 - registers scenarios 3, 4 and 5
 from system_deployment import Deployment
 from system_processes import Budget
-from system_scenarios import SCENARIOS
+from system_scenarios import in_order
 
 ROWS = pytest.StashKey[list[tuple[str, str, str]]]()
 NOTES = pytest.StashKey[list[str]]()
@@ -52,11 +53,11 @@ def results(request: pytest.FixtureRequest) -> list[tuple[str, str, str]]:
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     rows = terminalreporter.config.stash.get(ROWS, [])
-    done = {row[0] for row in rows}
-    rows = rows + [(s.name, "not run", "") for s in SCENARIOS if s.name not in done]
     notes = terminalreporter.config.stash.get(NOTES, [])
     if not rows and not notes:
-        return
+        return  # no deployment was started (the system tests were deselected, as in `make test`)
+    done = {row[0] for row in rows}
+    rows = rows + [(s.name, "not run", "") for s in in_order() if s.name not in done]
     header = ("scenario", "outcome", "figures")
     width = [max(len(row[i]) for row in [header, *rows]) for i in range(2)]
     terminalreporter.section("system test")

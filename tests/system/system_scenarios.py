@@ -38,6 +38,11 @@ class Scenario:
 SCENARIOS: list[Scenario] = []
 
 
+def in_order() -> list[Scenario]:
+    """Every registered scenario (import ``system_scenarios_platform`` too), by the number its name starts with."""
+    return sorted(SCENARIOS, key=lambda s: int(s.name.split(" ", 1)[0]))
+
+
 def scenario(name: str) -> Callable[[Callable[[Deployment], str]], Callable[[Deployment], str]]:
     def register(func: Callable[[Deployment], str]) -> Callable[[Deployment], str]:
         SCENARIOS.append(Scenario(name, func))

@@ -10,18 +10,12 @@ import time
 import pytest
 import system_scenarios_platform  # noqa: F401 - registers scenarios 3, 4 and 5
 from system_deployment import Deployment
-from system_scenarios import SCENARIOS, Scenario, redact
+from system_scenarios import Scenario, in_order, redact
 
 pytestmark = pytest.mark.system
 
 
-def number(s: Scenario) -> int:
-    return int(s.name.split(" ", 1)[0])
-
-
-@pytest.mark.parametrize(
-    "scenario", sorted(SCENARIOS, key=number), ids=[str(number(s)) for s in sorted(SCENARIOS, key=number)]
-)
+@pytest.mark.parametrize("scenario", in_order(), ids=[s.name.split(" ", 1)[0] for s in in_order()])
 def test_scenario(scenario: Scenario, deployment: Deployment, results: list[tuple[str, str, str]]) -> None:
     started = time.monotonic()
     try:
