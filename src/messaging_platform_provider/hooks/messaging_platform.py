@@ -6,15 +6,13 @@ from collections.abc import Mapping
 from functools import cached_property
 from typing import Any
 
-from airflow.sdk import BaseHook
-from airflow.sdk.log import mask_secret
-
 from messaging_platform_provider.client.api import ApiMethods
 from messaging_platform_provider.client.client import MessagingPlatformClient
 from messaging_platform_provider.client.errors import MessagingPlatformApiError, MessagingPlatformValidationError
 from messaging_platform_provider.client.operations import OPERATIONS
 from messaging_platform_provider.client.request import DEFAULT_TIMEOUT
 from messaging_platform_provider.client.retry import RetryPolicy
+from messaging_platform_provider.compat import BaseHook, mask_secret
 from messaging_platform_provider.hooks.connection import CONN_TYPE, ConnectionSettings, settings_from_connection
 
 

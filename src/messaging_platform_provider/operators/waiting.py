@@ -9,8 +9,7 @@ from collections.abc import Iterable, Mapping
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from airflow.sdk import conf
-from airflow.sdk.exceptions import AirflowException, AirflowFailException, AirflowSensorTimeout
+from messaging_platform_provider.compat import AirflowException, AirflowFailException, AirflowSensorTimeout, conf
 
 if TYPE_CHECKING:
     from airflow.sdk import Context

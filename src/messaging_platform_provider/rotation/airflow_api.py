@@ -119,7 +119,7 @@ class AirflowRestApi:
         extra ``access_token`` (a token issued beforehand), ``verify`` (TLS: false or a CA bundle path),
         ``timeout`` (seconds).
         """
-        from airflow.sdk import BaseHook
+        from messaging_platform_provider.compat import BaseHook
 
         conn = BaseHook.get_connection(conn_id)
         extra = conn.extra_dejson

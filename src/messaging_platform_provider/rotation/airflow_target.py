@@ -39,7 +39,7 @@ class AirflowConnectionTarget:
         return AirflowRestApi.from_connection(self.airflow_api_conn_id)
 
     def read(self) -> Credential | None:
-        from airflow.sdk import BaseHook
+        from messaging_platform_provider.compat import BaseHook
 
         conn = BaseHook.get_connection(self.conn_id)  # masks the password on the way
         if not conn.login or not conn.password:

@@ -7,8 +7,8 @@ from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
 from airflow.sdk import BaseSensorOperator, PokeReturnValue
-from airflow.sdk.exceptions import AirflowException, AirflowSensorTimeout
 
+from messaging_platform_provider.compat import AirflowException, AirflowSensorTimeout
 from messaging_platform_provider.operators.waiting import default_deferrable
 
 if TYPE_CHECKING:

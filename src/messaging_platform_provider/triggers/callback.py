@@ -31,15 +31,8 @@ from airflow.triggers.base import BaseEventTrigger, BaseTrigger, TriggerEvent
 
 from messaging_platform_provider.callbacks.filters import CallbackFilter
 from messaging_platform_provider.callbacks.settings import resolve_database_url
+from messaging_platform_provider.compat import HAVE_SHARED_STREAMS, AdvanceItem, SharedStreamProducer
 from messaging_platform_provider.triggers.heap import freeze_startup_heap
-
-try:  # Airflow 3.3+: shared streams with persistence-gated advance
-    from airflow.triggers.shared_stream import AdvanceItem, SharedStreamProducer
-
-    HAVE_ACK_MODE = True
-except ImportError:  # pragma: no cover - older Airflow: the standalone run() path only
-    HAVE_ACK_MODE = False
-    SharedStreamProducer = object  # type: ignore[misc,assignment]
 
 if TYPE_CHECKING:
     from messaging_platform_provider.callbacks.store import CallbackStore
@@ -184,7 +177,7 @@ class MessagingPlatformCallbackTrigger(BaseEventTrigger):
     # -- Airflow 3.3 shared stream, ack mode ------------------------------------------------------
 
     def shared_stream_key(self) -> Hashable | None:
-        if not HAVE_ACK_MODE:
+        if not HAVE_SHARED_STREAMS:
             return None
         return (STREAM_KEY, resolve_database_url(self.database_url), self.consumer)
 

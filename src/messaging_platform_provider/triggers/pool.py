@@ -72,10 +72,9 @@ _LOCKS: dict[tuple[int, str], asyncio.Lock] = {}
 
 
 async def _build(conn_id: str) -> tuple[ConnectionSettings, AsyncMessagingPlatformClient]:
-    from airflow.sdk import BaseHook
-    from airflow.sdk.log import amask_secret
+    from messaging_platform_provider.compat import aget_connection, amask_secret
 
-    conn = await BaseHook.aget_connection(conn_id)
+    conn = await aget_connection(conn_id)
     if conn.password:
         await amask_secret(conn.password)
     settings = settings_from_connection(conn, default_timeout=DEFAULT_TIMEOUT)

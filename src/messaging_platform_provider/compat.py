@@ -1,0 +1,89 @@
+"""
+Everything that differs between the Airflow versions the provider supports (3.0, 3.1, 3.2 and 3.3), found out
+here once, by feature rather than by version number. Every other module imports these names from here.
+
+What moved or appeared:
+
+| name | 3.0 | 3.1 | 3.2 | 3.3 |
+|---|---|---|---|---|
+| ``conf`` in ``airflow.sdk`` | ``airflow.configuration`` | ``airflow.configuration`` | yes | yes |
+| ``BaseHook`` in ``airflow.sdk`` | ``airflow.hooks.base`` | yes | yes | yes |
+| task exceptions in ``airflow.sdk.exceptions`` | ``airflow.exceptions`` | ``airflow.exceptions`` | yes | yes |
+| ``BaseHook.aget_connection`` | no (sync lookup in a thread) | yes | yes | yes |
+| ``amask_secret`` | no (``mask_secret``) | no | no | yes |
+| shared streams for event triggers | no | no | no | yes |
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+try:
+    from airflow.sdk import conf
+except ImportError:  # Airflow < 3.2
+    from airflow.configuration import conf  # type: ignore[assignment]
+
+try:
+    from airflow.sdk import BaseHook
+except ImportError:  # Airflow 3.0
+    from airflow.hooks.base import BaseHook  # type: ignore[no-redef,attr-defined]
+
+try:
+    from airflow.sdk.exceptions import (
+        AirflowException,
+        AirflowFailException,
+        AirflowSensorTimeout,
+        TaskDeferred,
+    )
+except ImportError:  # Airflow < 3.2
+    from airflow.exceptions import (  # type: ignore[no-redef]
+        AirflowException,
+        AirflowFailException,
+        AirflowSensorTimeout,
+        TaskDeferred,
+    )
+
+from airflow.sdk.log import mask_secret
+
+try:
+    from airflow.sdk.log import amask_secret
+except ImportError:  # Airflow < 3.3: the synchronous call, which those versions make safe in async code
+
+    async def amask_secret(secret: Any, name: str | None = None) -> None:  # type: ignore[misc]
+        mask_secret(secret, name)
+
+
+try:  # Airflow 3.3+: event triggers can share one stream, and Airflow confirms each event it persisted
+    from airflow.triggers.shared_stream import AdvanceItem, SharedStreamProducer
+
+    HAVE_SHARED_STREAMS = True
+except ImportError:
+    HAVE_SHARED_STREAMS = False
+    AdvanceItem = Any  # type: ignore[misc,assignment]
+    SharedStreamProducer = object  # type: ignore[misc,assignment]
+
+
+async def aget_connection(conn_id: str) -> Any:
+    """The connection, read without blocking the event loop (Airflow 3.0 has only the synchronous lookup)."""
+    lookup = getattr(BaseHook, "aget_connection", None)
+    if lookup is not None:
+        return await lookup(conn_id)
+    from asgiref.sync import sync_to_async
+
+    return await sync_to_async(BaseHook.get_connection)(conn_id)
+
+
+__all__ = [
+    "HAVE_SHARED_STREAMS",
+    "AdvanceItem",
+    "AirflowException",
+    "AirflowFailException",
+    "AirflowSensorTimeout",
+    "BaseHook",
+    "SharedStreamProducer",
+    "TaskDeferred",
+    "aget_connection",
+    "amask_secret",
+    "conf",
+    "mask_secret",
+]

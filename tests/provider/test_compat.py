@@ -1,0 +1,42 @@
+"""
+What differs between Airflow 3.0 and 3.3 is found out in one module (``messaging_platform_provider.compat``); no
+other module of the provider imports a name that moved between those versions.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import airflow
+
+from messaging_platform_provider import compat
+
+SRC = Path(compat.__file__).resolve().parent
+#: names that are not where they are on every supported version (see the table in compat.py)
+MOVED = re.compile(
+    r"from airflow\.sdk import [^\n]*\b(conf|BaseHook)\b"
+    r"|from airflow\.sdk\.exceptions import|from airflow\.exceptions import|from airflow\.configuration import"
+    r"|from airflow\.hooks\.base import|from airflow\.sdk\.log import|from airflow\.triggers\.shared_stream import"
+    r"|\.aget_connection\(|\.aextra_dejson\("
+)
+
+
+def test_only_the_compat_module_imports_what_moved_between_airflow_versions():
+    offenders = [
+        f"{path.relative_to(SRC)}:{n}"
+        for path in SRC.rglob("*.py")
+        if path.name != "compat.py"
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if MOVED.search(line)
+    ]
+    assert offenders == []
+
+
+def test_on_this_airflow_the_names_are_airflows_own():
+    from airflow.sdk import BaseHook, conf
+    from airflow.sdk.exceptions import TaskDeferred
+
+    assert (compat.conf, compat.BaseHook, compat.TaskDeferred) == (conf, BaseHook, TaskDeferred)
+    major_minor = tuple(int(x) for x in airflow.__version__.split(".")[:2])
+    assert compat.HAVE_SHARED_STREAMS == (major_minor >= (3, 3))
