@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 import requests
-from airflow.sdk.exceptions import AirflowSensorTimeout, TaskDeferred
 from callback_helpers import add_callback_record, callback, post
 
+from messaging_platform_provider.compat import AirflowSensorTimeout, TaskDeferred
 from messaging_platform_provider.sensors.callback import MessagingPlatformCallbackSensor
 
 PHONE = "+15550100007"

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 from airflow.sdk import PokeReturnValue
-from airflow.sdk.exceptions import AirflowException, AirflowFailException
 from test_wait_helpers import PARKED, Lifecycle, gets
 
+from messaging_platform_provider.compat import AirflowException, AirflowFailException
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 from messaging_platform_provider.hooks.schedule_wait import poll_round
 from messaging_platform_provider.sensors import MessagingPlatformScheduleSensor

@@ -15,10 +15,15 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from airflow.sdk.exceptions import AirflowException, AirflowFailException, AirflowSensorTimeout, TaskDeferred
 from operator_context import task_context
 from test_wait_helpers import ONE_TIME, PARKED, Lifecycle, module_platform, run_dag
 
+from messaging_platform_provider.compat import (
+    AirflowException,
+    AirflowFailException,
+    AirflowSensorTimeout,
+    TaskDeferred,
+)
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 from messaging_platform_provider.operators import (
     MessagingPlatformCreatePushVoiceCallOperator,

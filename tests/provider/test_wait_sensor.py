@@ -15,7 +15,6 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from airflow.sdk.exceptions import AirflowException, AirflowFailException, AirflowSensorTimeout, TaskDeferred
 from operator_context import task_context
 from test_wait_helpers import (
     PARKED,
@@ -29,6 +28,12 @@ from test_wait_helpers import (
     schedule_path,
 )
 
+from messaging_platform_provider.compat import (
+    AirflowException,
+    AirflowFailException,
+    AirflowSensorTimeout,
+    TaskDeferred,
+)
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 from messaging_platform_provider.sensors import MessagingPlatformScheduleSensor
 from messaging_platform_provider.waiting import seconds_left
