@@ -98,9 +98,11 @@ class MessagingPlatformHook(BaseHook, ApiMethods):
     def _reread_connection(self) -> bool:
         """Read the connection again; whether it now holds other settings (the client is then rebuilt on them)."""
         before = self.settings
-        self.close()
         self.__dict__.pop("settings", None)
-        return self.settings != before
+        if self.settings == before:
+            return False
+        self.close()  # the next call builds the client on what was just read
+        return True
 
     def _timezone(self) -> str:
         return self.client.platform_timezone

@@ -31,7 +31,6 @@ class PooledClient:
         self._client = client
         self._retired: list[AsyncMessagingPlatformClient] = []  # may still have calls in flight: closed at the end
         self._reloading = asyncio.Lock()
-        self.reloads = 0
 
     async def call(self, operation: str, **kwargs: Any) -> Any:
         client = self._client
@@ -47,13 +46,11 @@ class PooledClient:
         async with self._reloading:
             if self._client is not stale:
                 return True  # another caller has re-read the connection since this call was sent
-            settings, client = await _build(self.conn_id)
+            settings = await _read_settings(self.conn_id)
             if settings == self._settings:
-                await client.aclose()
                 return False  # the connection still holds the key that was refused: nothing to try again with
-            self._settings, self._client = settings, client
+            self._settings, self._client = settings, await _client_for(settings)
             self._retired.append(stale)
-            self.reloads += 1
             return True
 
     async def aclose(self) -> None:
@@ -71,15 +68,18 @@ _ENTRIES: dict[tuple[int, str], _Entry] = {}
 _LOCKS: dict[tuple[int, str], asyncio.Lock] = {}
 
 
-async def _build(conn_id: str) -> tuple[ConnectionSettings, AsyncMessagingPlatformClient]:
+async def _read_settings(conn_id: str) -> ConnectionSettings:
     from messaging_platform_provider.compat import aget_connection, amask_secret
 
     conn = await aget_connection(conn_id)
     if conn.password:
         await amask_secret(conn.password)
-    settings = settings_from_connection(conn, default_timeout=DEFAULT_TIMEOUT)
+    return settings_from_connection(conn, default_timeout=DEFAULT_TIMEOUT)
+
+
+async def _client_for(settings: ConnectionSettings) -> AsyncMessagingPlatformClient:
     # Building an httpx client loads the CA bundle from disk: do it off the event loop.
-    client = await asyncio.to_thread(
+    return await asyncio.to_thread(
         AsyncMessagingPlatformClient,
         settings.base_url,
         settings.api_key,
@@ -87,7 +87,6 @@ async def _build(conn_id: str) -> tuple[ConnectionSettings, AsyncMessagingPlatfo
         account_id=settings.account_id,
         timeout=settings.timeout,
     )
-    return settings, client
 
 
 @asynccontextmanager
@@ -97,7 +96,8 @@ async def shared_client(conn_id: str) -> AsyncIterator[PooledClient]:
     async with lock:
         entry = _ENTRIES.get(key)
         if entry is None:
-            entry = _ENTRIES[key] = _Entry(PooledClient(conn_id, *await _build(conn_id)))
+            settings = await _read_settings(conn_id)
+            entry = _ENTRIES[key] = _Entry(PooledClient(conn_id, settings, await _client_for(settings)))
         entry.users += 1
     try:
         yield entry.client
