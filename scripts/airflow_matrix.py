@@ -76,19 +76,30 @@ def wheel() -> Path:
 
 
 def make_venv(minor: str) -> Path:
+    """A fresh venv with the wheel of this tree and every dependency pinned by the version's constraints."""
     target = venv(minor)
     shutil.rmtree(target, ignore_errors=True)
     run(UV, "venv", "--quiet", "--python", sys.executable, target)
-    built = wheel()
-    python = target / "bin" / "python"
-    requirement = f"airflow-provider-messaging-platform[test] @ {built.as_uri()}"
-    run(UV, "pip", "install", "--quiet", "--python", python, "-c", constraints(minor), requirement)
+    install(minor)
     return target
 
 
+def install(minor: str) -> None:
+    """(Re)install the wheel built from this tree, with the test extra, into the version's venv."""
+    python = venv(minor) / "bin" / "python"
+    requirement = f"airflow-provider-messaging-platform[test] @ {wheel().as_uri()}"
+    run(
+        UV, "pip", "install", "--quiet", "--python", python, "-c", constraints(minor),
+        "--reinstall-package", "airflow-provider-messaging-platform", requirement,
+    )  # fmt: skip
+
+
 def test(minor: str, args: list[str]) -> int:
+    """The suite (or ``args``) on one version; the venv is made when missing, and always gets this tree's wheel."""
     target = venv(minor)
-    if not (target / "bin" / "python").exists():
+    if (target / "bin" / "python").exists():
+        install(minor)
+    else:
         make_venv(minor)
     return subprocess.run([str(target / "bin" / "pytest"), *args], cwd=REPO).returncode
 

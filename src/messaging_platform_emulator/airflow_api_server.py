@@ -166,24 +166,31 @@ def share_fernet_key() -> str | None:
     generated key), so it runs without one; the API server would encrypt connection passwords with a key that
     ``dag.test()`` here cannot decrypt. Returns the previous value of the variable, for ``restore_fernet_key``.
     """
-    from airflow.models.crypto import get_fernet
     from cryptography.fernet import Fernet
 
     previous = os.environ.get("AIRFLOW__CORE__FERNET_KEY")
     if not previous:
         os.environ["AIRFLOW__CORE__FERNET_KEY"] = Fernet.generate_key().decode()
-        get_fernet.cache_clear()
+        _forget_fernet()
     return previous
 
 
-def restore_fernet_key(previous: str | None) -> None:
-    from airflow.models.crypto import get_fernet
+def _forget_fernet() -> None:
+    """Make Airflow build its Fernet again from the environment (a cached function from 3.2, a global before)."""
+    from airflow.models import crypto
 
+    if hasattr(crypto.get_fernet, "cache_clear"):
+        crypto.get_fernet.cache_clear()
+    else:
+        crypto._fernet = None  # type: ignore[attr-defined]
+
+
+def restore_fernet_key(previous: str | None) -> None:
     if previous is None:
         os.environ.pop("AIRFLOW__CORE__FERNET_KEY", None)
     else:
         os.environ["AIRFLOW__CORE__FERNET_KEY"] = previous
-    get_fernet.cache_clear()
+    _forget_fernet()
 
 
 def manager_from_uri(uri: str) -> MessagingPlatformClient:

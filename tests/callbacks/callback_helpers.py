@@ -132,14 +132,56 @@ class TriggererHarness:
         await asyncio.sleep(0.05)  # the advance pump commits the position
         return [event for event, _ in done]
 
-    async def crash(self) -> None:
+    async def crash_task(self) -> None:
         if self.task is not None:
             self.task.cancel()
             try:
                 await self.task
             except asyncio.CancelledError:
                 pass
+
+    async def crash(self) -> None:
+        await self.crash_task()
         await self.manager.stop_all()
+
+
+class StandaloneHarness:
+    """
+    Runs an event trigger as the triggerer does before Airflow 3.3 (no shared streams): iterate ``run()`` and take
+    each event as it comes. Same surface as ``TriggererHarness``; there is no persist confirmation to wait for.
+    """
+
+    def __init__(self, trigger: Any, *, persist: Callable[[Any], None] | None = None) -> None:
+        self.trigger = trigger
+        self.persist = persist or (lambda event: None)
+        self.pending: list[Any] = []
+        self.yielded: list[Any] = []
+        self.task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        self.task = asyncio.create_task(self._consume(self.trigger.run()))
+
+    async def _consume(self, events: Any) -> None:
+        async for event in events:
+            self.pending.append(event)
+            self.yielded.append(event)
+
+    wait_for = TriggererHarness.wait_for
+
+    async def persist_pending(self) -> list[Any]:
+        done, self.pending = self.pending, []
+        for event in done:
+            await asyncio.to_thread(self.persist, event)
+        return done
+
+    crash = TriggererHarness.crash_task
+
+
+def harness_for(trigger: Any, **kwargs: Any) -> TriggererHarness | StandaloneHarness:
+    """The way this Airflow's triggerer runs an event trigger: a shared stream from 3.3, ``run()`` before."""
+    from messaging_platform_provider.compat import HAVE_SHARED_STREAMS
+
+    return TriggererHarness(trigger, **kwargs) if HAVE_SHARED_STREAMS else StandaloneHarness(trigger, **kwargs)
 
 
 def add_callback_record(platform: Any, callback_type: int, url: str) -> dict[str, Any]:

@@ -21,6 +21,8 @@ import pytest
 import requests
 from callback_helpers import TriggererHarness, add_callback_record, wait_until
 
+from airflow_versions import needs_shared_streams
+
 REPO = Path(__file__).resolve().parents[2]
 DAG_ID = "messaging_platform_keyword_callbacks"
 ASSET = "messaging_platform_keyword_join"
@@ -140,6 +142,7 @@ def voice_calls(platform: Any) -> list[dict[str, Any]]:
 
 
 @pytest.mark.usefixtures("airflow_db")
+@needs_shared_streams
 def test_each_keyword_text_runs_the_example_dag_exactly_once(platform, receiver_for, store, monkeypatch):
     # Setup as in messaging_platform_campaign_launch: a campaign on JOIN, the receiver as Keyword callback record.
     session = requests.Session()

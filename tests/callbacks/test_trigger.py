@@ -14,10 +14,12 @@ import threading
 import time
 
 import pytest
-from callback_helpers import TriggererHarness, callback
+from callback_helpers import TriggererHarness, callback, harness_for
 
+from airflow_versions import needs_shared_streams
 from messaging_platform_provider.callbacks.models import parse_callback
 from messaging_platform_provider.callbacks.store import NewCallback
+from messaging_platform_provider.compat import HAVE_SHARED_STREAMS
 from messaging_platform_provider.triggers.callback import MessagingPlatformCallbackTrigger
 
 CONSUMER = "test-consumer"
@@ -49,14 +51,15 @@ def test_serialises_and_rebuilds_to_the_same_identity(database_url):
     assert again.serialize() == (classpath, kwargs)
     assert kwargs["keywords"] == ["JOIN"] and kwargs["phone_numbers"] == ["+15550100000"]
     assert kwargs["database_url"] is None  # resolved in the triggerer, not baked into the trigger row
-    assert made.shared_stream_key() == ("messaging_platform_callbacks", database_url, CONSUMER)
+    shared = ("messaging_platform_callbacks", database_url, CONSUMER)
+    assert made.shared_stream_key() == (shared if HAVE_SHARED_STREAMS else None)
     with pytest.raises(ValueError):
         MessagingPlatformCallbackTrigger(callback_types=["Nope"])
 
 
 def test_yields_one_event_per_matching_callback_in_order(store):
     async def scenario():
-        harness = TriggererHarness(trigger())
+        harness = harness_for(trigger())
         await harness.start()
         await asyncio.to_thread(store.position, CONSUMER)
         await asyncio.sleep(0.1)  # the consumer starts at the newest stored callback
@@ -78,6 +81,7 @@ def test_yields_one_event_per_matching_callback_in_order(store):
     assert [e.payload["seq"] for e in events] == sorted(e.payload["seq"] for e in events)
 
 
+@needs_shared_streams
 def test_a_restart_neither_loses_nor_repeats(store):
     """Persisted events are never yielded again; events yielded but not persisted when it died come back once."""
     persisted: list[str] = []
@@ -119,6 +123,7 @@ def test_a_restart_neither_loses_nor_repeats(store):
     assert asyncio.run(third_life()) == []
 
 
+@needs_shared_streams
 def test_an_event_that_is_not_confirmed_restarts_the_stream_from_the_committed_position(store):
     """The triggerer never confirms (persist failed): after the ack timeout the trigger fails, position unmoved."""
     from airflow.triggers.shared_stream import AckTimeout
@@ -144,7 +149,7 @@ def test_position_is_per_consumer_and_a_new_consumer_starts_where_asked(store):
     add(store, *old)
 
     async def first_events(made):
-        harness = TriggererHarness(made)
+        harness = harness_for(made)
         await harness.start()
         await asyncio.sleep(0.3)
         await harness.crash()
@@ -171,7 +176,7 @@ def test_concurrent_writers_are_read_completely_and_in_commit_order(database_url
         own.close()
 
     async def scenario():
-        harness = TriggererHarness(trigger(), persist=lambda e: None)
+        harness = harness_for(trigger(), persist=lambda e: None)
         await harness.start()
         await asyncio.sleep(0.1)
         threads = [threading.Thread(target=writer) for _ in range(2)]
@@ -213,7 +218,7 @@ def test_reads_do_not_block_the_event_loop(store, monkeypatch):
                 ticks += 1
 
         tick = asyncio.create_task(ticker())
-        harness = TriggererHarness(trigger())
+        harness = harness_for(trigger())
         await harness.start()
         started = time.monotonic()
         await asyncio.sleep(0.8)

@@ -216,8 +216,7 @@ def run_scenario(name: str, context: Any) -> dict[str, Any]:
         if step == spec.get("kill"):
             raise Killed(step)
 
-    ti = context["ti"]
-    once = CreateOnce.for_task(ti.dag_id, ti.task_id, ti.run_id, store=context["task_state_store"])
+    once = CreateOnce.for_context(context)
     row: dict[str, Any] = {"point": name, "order": list(SCENARIOS).index(name), "injected": spec["what"]}
     if spec.get("shadow"):
         os.environ[SHADOW_VAR] = json.dumps(

@@ -6,16 +6,17 @@ import subprocess
 import sys
 
 from airflow.providers_manager import ProvidersManager
-from airflow.sdk.providers_manager_runtime import ProvidersManagerTaskRuntime
+
+from airflow_versions import hook_info
 
 
 def test_providers_manager_sees_hook_and_connection_type():
     assert "airflow-provider-messaging-platform" in ProvidersManager().providers
-    hook_info = ProvidersManagerTaskRuntime().hooks["messaging_platform"]
-    assert hook_info is not None
-    assert hook_info.hook_class_name == "messaging_platform_provider.hooks.messaging_platform.MessagingPlatformHook"
-    assert hook_info.connection_id_attribute_name == "messaging_platform_conn_id"
-    assert hook_info.hook_name == "Messaging Platform"
+    info = hook_info("messaging_platform")
+    assert info is not None
+    assert info.hook_class_name == "messaging_platform_provider.hooks.messaging_platform.MessagingPlatformHook"
+    assert info.connection_id_attribute_name == "messaging_platform_conn_id"
+    assert info.hook_name == "Messaging Platform"
 
 
 def test_connection_form_fields_and_labels():

@@ -15,6 +15,7 @@ from urllib.parse import unquote
 import pytest
 import requests
 
+from airflow_versions import dag_bag
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 
 DAGS = Path(__file__).resolve().parents[2] / "dags"
@@ -24,9 +25,7 @@ WALKTHROUGH = {"from_long_code": LONG_CODE, "call_to": "+15550100007"}
 
 
 def run_dag(dag_id: str, **conf):
-    from airflow.dag_processing.dagbag import DagBag
-
-    return DagBag(dag_folder=str(DAGS)).get_dag(dag_id).test(run_conf=conf or None)
+    return dag_bag(str(DAGS)).get_dag(dag_id).test(run_conf=conf or None)
 
 
 def xcom(run, task_id: str):
@@ -206,13 +205,12 @@ def test_walkthrough_creates_are_retry_safe(platform, airflow_db, task_id, path,
     """
     from types import SimpleNamespace
 
-    from airflow.dag_processing.dagbag import DagBag
     from airflow.sdk.execution_time.context import set_current_context
     from operator_context import InMemoryStore
 
     from messaging_platform_provider.client import MessagingPlatformApiError
 
-    dag = DagBag(dag_folder=str(DAGS)).get_dag("messaging_platform_hook_walkthrough")
+    dag = dag_bag(str(DAGS)).get_dag("messaging_platform_hook_walkthrough")
     function = dag.get_task(task_id).python_callable
     ti = SimpleNamespace(dag_id=dag.dag_id, task_id=task_id, run_id="r1", map_index=-1, try_number=1)
     context: Any = {"ti": ti, "task_state_store": InMemoryStore()}

@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from airflow_versions import dag_bag, param_validation_error
+
 pytest_plugins = ["airflow_api_server"]  # the rotation example needs a real Airflow API server
 
 REPO = Path(__file__).resolve().parents[2]
@@ -35,11 +37,9 @@ RECEIVER = "https://receiver.example.com/messaging-platform/keyword"
 
 
 def load_dags():
-    from airflow.dag_processing.dagbag import DagBag
-
     with warnings.catch_warnings():
         warnings.simplefilter("error", DeprecationWarning)
-        return DagBag(dag_folder=str(DAGS))
+        return dag_bag(str(DAGS))
 
 
 def required_params(dag: Any) -> list[str]:
@@ -72,7 +72,7 @@ def test_no_example_dag_has_a_default_for_a_value_that_names_something_in_an_acc
 
 
 def test_the_values_a_user_must_give_are_required_params_and_a_trigger_without_one_names_it():
-    from airflow.sdk.exceptions import ParamValidationError
+    ParamValidationError = param_validation_error()
 
     bag = load_dags()
     required = {(dag_id, name) for dag_id, dag in bag.dags.items() for name in required_params(dag)}

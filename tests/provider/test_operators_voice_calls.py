@@ -7,6 +7,7 @@ import requests
 from operator_context import assert_wire_headers, clear_requests, run, sent, task_context
 
 from messaging_platform_provider.client import MessagingPlatformApiError, MessagingPlatformValidationError
+from messaging_platform_provider.client.once import CreateOnce
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 from messaging_platform_provider.operators import (
     MessagingPlatformCreatePushVoiceCallOperator,
@@ -118,13 +119,12 @@ def test_create_push_voice_call_retry_after_a_lost_answer_adopts_the_call_not_an
     assert len(posts) == 2  # the older call's and the first try's; the retry sent none
 
 
-def test_create_push_voice_call_without_a_task_state_store_sends_again(platform):
-    """docs/retry-safe-creates.md: without a task state store there is no watermark, a retry creates again."""
-    op = call()
-    context = task_context(op)
-    del context["task_state_store"]
-    first = run(op, context)
-    second = run(op, context)
+def test_a_hook_create_given_a_token_without_a_state_store_sends_again(platform):
+    """docs/retry-safe-creates.md: a token without a task state store has no watermark, a retry creates again."""
+    once = CreateOnce.for_task("a_dag", "a_task", "a_run")  # as a caller outside a task would build it
+    hook = MessagingPlatformHook()
+    first = hook.create_push_voice_call(["+15125550100"], targets=["+15555550100"], message="Hello", once=once)
+    second = hook.create_push_voice_call(["+15125550100"], targets=["+15555550100"], message="Hello", once=once)
     assert first["Id"] != second["Id"]
     assert [r["method"] for r in platform.requests()].count("POST") == 2
 

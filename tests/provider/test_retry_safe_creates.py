@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from airflow_versions import dag_bag
 from messaging_platform_provider.client import CreateOnce, MessagingPlatformApiError
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 
@@ -48,11 +49,9 @@ class InMemoryStore:
 
 
 def test_every_create_operator_survives_a_lost_answer_with_exactly_one_resource(platform, airflow_db):
-    from airflow.dag_processing.dagbag import DagBag
-
     for path, _ in CREATES.values():
         platform.fault(kind="commit_then_drop", method="POST", path=path, count=1)
-    dag = DagBag(dag_folder=str(TEST_DAGS)).get_dag("messaging_platform_test_retry_safe_creates")
+    dag = dag_bag(str(TEST_DAGS)).get_dag("messaging_platform_test_retry_safe_creates")
     run = dag.test()
 
     tries = {ti.task_id: (ti.state, ti.try_number) for ti in run.get_task_instances()}

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from airflow_versions import dag_bag
 from messaging_platform_emulator.airflow_api_server import (
     ROTATED_CONN_ID,
     files_containing,
@@ -74,9 +75,7 @@ def works(platform: Any, credential: Credential) -> bool:
 
 
 def run_test_dag() -> Any:
-    from airflow.dag_processing.dagbag import DagBag
-
-    return DagBag(dag_folder=str(TEST_DAGS)).get_dag(DAG_ID).test()
+    return dag_bag(str(TEST_DAGS)).get_dag(DAG_ID).test()
 
 
 def assert_no_secret_leaked(platform: Any, capfd: pytest.CaptureFixture[str], *extra: str) -> None:

@@ -19,6 +19,7 @@ from typing import Any
 
 import requests
 
+from airflow_versions import dag_bag
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 
 TEST_DAGS = Path(__file__).resolve().parents[1] / "dags"
@@ -199,24 +200,38 @@ def module_platform(server: Any) -> Iterator[ModulePlatform]:
 
 @dataclass
 class DagOutcome:
-    """What a ``dag.test()`` run left: per task its (state, try_number), XCom and number of reschedules."""
+    """
+    What a ``dag.test()`` run left: per task its (state, try_number), XCom and number of reschedules, and the
+    task-state Variables it added (the state store's stand-in before Airflow 3.3, deleted when a task succeeds).
+    """
 
     tries: dict[str, tuple[str, int]]
     xcoms: dict[str, Any]
     reschedules: dict[str, int]
     seconds: float
+    new_task_state_variables: set[str]
+
+
+def task_state_variables() -> set[str]:
+    from airflow.models.variable import Variable
+    from airflow.utils.session import create_session
+    from sqlalchemy import select
+
+    with create_session() as session:
+        keys = session.scalars(select(Variable.key).where(Variable.key.startswith("messaging_platform_task_state_")))
+        return set(keys)
 
 
 def run_dag(dag_id: str, conf: dict[str, Any]) -> DagOutcome:
     """Run a test DAG from ``tests/dags`` with ``dag.test()`` (triggers run in-process, reschedules are honoured)."""
-    from airflow.dag_processing.dagbag import DagBag
     from airflow.models.taskreschedule import TaskReschedule
     from airflow.models.xcom import XComModel
     from airflow.utils.session import create_session
     from sqlalchemy import func, select
 
-    dag = DagBag(dag_folder=str(TEST_DAGS)).get_dag(dag_id)
+    dag = dag_bag(str(TEST_DAGS)).get_dag(dag_id)
     assert dag is not None, dag_id
+    variables_before = task_state_variables()
     started = time.monotonic()
     run = dag.test(run_conf=conf)
     seconds = time.monotonic() - started
@@ -227,7 +242,8 @@ def run_dag(dag_id: str, conf: dict[str, Any]) -> DagOutcome:
         reschedules = {
             ti.task_id: session.scalar(select(func.count()).where(TaskReschedule.ti_id == ti.id)) or 0 for ti in tis
         }
-    return DagOutcome({ti.task_id: (ti.state, ti.try_number) for ti in tis}, xcoms, reschedules, seconds)
+    tries = {ti.task_id: (ti.state, ti.try_number) for ti in tis}
+    return DagOutcome(tries, xcoms, reschedules, seconds, task_state_variables() - variables_before)
 
 
 # -- the controls behave as the wait tests assume ------------------------------------------------------

@@ -22,6 +22,7 @@ import pytest
 import requests
 from test_wait_helpers import PARKED, SOON, Lifecycle, WhenPolled, gets, key_of, rotate_key, schedule_path
 
+from airflow_versions import serde
 from messaging_platform_provider.client.async_client import DEFAULT_MAX_CONNECTIONS
 from messaging_platform_provider.triggers.pool import clients_open
 from messaging_platform_provider.triggers.schedule import MessagingPlatformScheduleTrigger
@@ -142,7 +143,7 @@ def test_a_wait_survives_a_key_rotation_by_re_reading_the_connection_once(platfo
 
 
 def test_a_trigger_rebuilt_from_serialize_mid_wait_finishes_it_with_the_same_deadline(platform):
-    from airflow.sdk.serde import deserialize, serialize
+    deserialize, serialize = serde().deserialize, serde().serialize
 
     schedule = Lifecycle(platform).new_schedule(pending_seconds=1.0, processing_seconds=0.1, outcome="Completed")
     original = trigger([schedule["Id"]], deadline=deadline_after(20))

@@ -1,8 +1,9 @@
 """
 Creates that never duplicate when Airflow retries a task.
 
-A create is sent with a ``CreateOnce``: a run-scoped token (same for every try of one task instance) and,
-on Airflow 3.3+, the task's state store. Before sending, the create looks for what an earlier try made:
+A create is sent with a ``CreateOnce``: a run-scoped token (same for every try of one task instance) and the
+task's state store (Airflow's own from 3.3, an Airflow Variable before: ``task_state.py``). Before sending, the
+create looks for what an earlier try made:
 
 1. the id an earlier try stored in the task state store after it succeeded (re-read; still there → done);
 2. otherwise a resource carrying the run-scoped marker in the operation's ``marker_field``, or, for
@@ -53,9 +54,12 @@ class CreateOnce:
         The token of the running task instance, from its Airflow context: what the create operators use, and
         what a hook create in a ``@task`` passes as ``once=`` (``CreateOnce.for_context(get_current_context())``).
         """
+        from messaging_platform_provider.task_state import task_state_store
+
         ti = context["ti"]
         map_index = ti.map_index if ti.map_index is not None else -1
-        return cls.for_task(ti.dag_id, ti.task_id, ti.run_id, map_index, store=context.get("task_state_store"))
+        once = cls.for_task(ti.dag_id, ti.task_id, ti.run_id, map_index)
+        return cls(once.token, task_state_store(context, once.token))
 
     @property
     def marker(self) -> str:

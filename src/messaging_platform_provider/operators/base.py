@@ -96,6 +96,17 @@ class MessagingPlatformBaseOperator(BaseOperator):
         result = self.run(self.hook, context)
         return self.to_xcom(result)
 
+    def keeps_task_state(self) -> bool:
+        """Whether a try leaves state for the next one (retry-safe creates, rotation); see ``task_state.py``."""
+        return False
+
+    def post_execute(self, context: Context, result: Any = None) -> None:
+        super().post_execute(context, result)
+        if self.keeps_task_state():
+            from messaging_platform_provider.task_state import release_task_state
+
+            release_task_state(context)
+
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
         """Call the hook method of ``operation``; the answer goes through ``to_xcom``."""
         raise NotImplementedError
@@ -119,6 +130,9 @@ class MessagingPlatformCreateOperator(MessagingPlatformBaseOperator):
     def __init__(self, *, idempotent: bool = True, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.idempotent = idempotent
+
+    def keeps_task_state(self) -> bool:
+        return self.idempotent
 
     def once(self, context: Context) -> CreateOnce | None:
         if not self.idempotent:

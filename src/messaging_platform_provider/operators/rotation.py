@@ -79,18 +79,14 @@ class MessagingPlatformRotateApiKeyOperator(MessagingPlatformBaseOperator):
 
         return AirflowConnectionTarget(self.target_conn_id or self.messaging_platform_conn_id, self.airflow_api_conn_id)
 
+    def keeps_task_state(self) -> bool:
+        return True
+
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
         from messaging_platform_provider.client.once import CreateOnce
         from messaging_platform_provider.rotation.rotate import ApiKeyRotation
 
-        ti = context["ti"]
-        once = CreateOnce.for_task(
-            ti.dag_id,
-            ti.task_id,
-            ti.run_id,
-            ti.map_index if ti.map_index is not None else -1,
-            store=context.get("task_state_store"),
-        )
+        once = CreateOnce.for_context(context)
         rotation = ApiKeyRotation(
             hook,
             self.credential_target(),
