@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 UV_VERSION := 0.13.9
 STAMP := $(VENV)/.installed
 
-.PHONY: venv demo test lint typecheck pytest postgres fuzz docs browser-test system-test lock clean
+.PHONY: venv demo test lint typecheck pytest postgres fuzz docs browser-test system-test test-matrix check-dist lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,8 +21,14 @@ $(STAMP): setup.cfg pyproject.toml requirements/constraints.txt | $(BIN)/python
 
 venv: $(STAMP)
 
+# `make demo AIRFLOW_VERSION=3.1` runs the examples on another supported Airflow (its venv under build/matrix/).
+AIRFLOW_VERSION ?=
 demo: venv
+ifeq ($(AIRFLOW_VERSION),)
 	$(BIN)/python scripts/demo.py
+else
+	$(BIN)/python scripts/airflow_matrix.py demo $(AIRFLOW_VERSION)
+endif
 
 lint: venv
 	$(BIN)/ruff check .
@@ -57,15 +63,25 @@ browser-test: venv
 system-test: venv postgres
 	$(BIN)/pytest -p no:randomly -p no:cacheprovider -m system tests/system -s --tb=short
 
+# Every supported Airflow (3.0-3.3): the sdist and wheel pass `twine check`, then the whole suite runs in a fresh venv
+# per version holding the built wheel and that version's pins (requirements/); a table of the outcomes at the end.
+test-matrix: venv postgres
+	$(BIN)/python scripts/airflow_matrix.py check-dist
+	$(BIN)/python scripts/airflow_matrix.py matrix
+
+check-dist: venv
+	$(BIN)/python scripts/airflow_matrix.py check-dist
+
 # The docs site, warnings as errors (the test suite builds it too).
 docs: venv
 	$(BIN)/sphinx-build -q -W --keep-going -b html docs build/docs
 	@echo "Docs: build/docs/index.html"
 
-# Re-pin every dependency after changing setup.cfg (run by hand, commit the result).
+# Re-pin every dependency after changing setup.cfg (run by hand, commit the result): one file per supported Airflow,
+# each as resolved on the day after that release (requirements/constraints.txt is the newest, used by `make test`).
 lock: $(BIN)/python
 	$(BIN)/python -m pip install --quiet "uv==$(UV_VERSION)"
-	$(BIN)/uv pip compile --quiet --universal --python-version 3.10 setup.cfg --extra test -o requirements/constraints.txt
+	$(BIN)/python scripts/airflow_matrix.py lock
 
 clean:
 	rm -rf $(VENV) build .mypy_cache .ruff_cache .pytest_cache

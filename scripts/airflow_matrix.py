@@ -1,10 +1,14 @@
 """
 The Airflow versions the provider claims, each with pinned constraints, a venv of its own and a run of the suite.
 
-    python scripts/airflow_matrix.py lock            # requirements/airflow-3.X.txt for every version (commit them)
+    python scripts/airflow_matrix.py lock            # the pins of every version (commit them; `make lock`)
     python scripts/airflow_matrix.py venv 3.1        # build/matrix/airflow-3.1: the built wheel, with its pins
     python scripts/airflow_matrix.py test 3.1 [pytest args]
-    python scripts/airflow_matrix.py matrix [3.0 3.1 ...]   # the whole suite on each, a table of the outcomes
+    python scripts/airflow_matrix.py demo 3.1        # every example DAG against the emulator (`make demo`)
+    python scripts/airflow_matrix.py check-dist      # build the sdist and wheel, `twine check --strict` them
+    python scripts/airflow_matrix.py matrix [--update-docs] [3.0 3.1 ...]   # the suite on each (`make test-matrix`)
+
+The newest version's pins are ``requirements/constraints.txt``, the ones ``make test`` installs.
 
 Constraints are made reproducibly: ``uv pip compile`` of ``setup.cfg`` (test extra) and ``apache-airflow==X``,
 with ``--exclude-newer`` set to the day after that Airflow release, so that what resolves is what a user who
@@ -18,6 +22,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 UV = Path(sys.executable).parent / "uv"
@@ -32,7 +37,23 @@ VERSIONS = {
 }
 
 
+NEWEST = max(VERSIONS, key=lambda minor: tuple(int(part) for part in minor.split(".")))
+
+#: what differs on each version, for the compatibility table (the capabilities are detected in ``compat.py``)
+DIFFERS = {
+    "3.0": "task state in a Variable per task instance; connection form from the hook; watcher without shared "
+    "streams; connections read in a thread",
+    "3.1": "task state in a Variable per task instance; connection form from the hook; watcher without shared streams",
+    "3.2": "task state in a Variable per task instance; watcher without shared streams",
+    "3.3": "none: the reference version",
+}
+DOCS = REPO / "docs" / "compatibility.md"
+BEGIN, END = "<!-- matrix:begin -->", "<!-- matrix:end -->"
+
+
 def constraints(minor: str) -> Path:
+    if minor == NEWEST:
+        return REPO / "requirements" / "constraints.txt"
     return REPO / "requirements" / f"airflow-{minor}.txt"
 
 
@@ -57,7 +78,7 @@ def lock() -> None:
         )  # fmt: skip
         text = constraints(minor).read_text().replace(str(pin.relative_to(REPO)), f"apache-airflow=={release}")
         header = (
-            f"# Airflow {release}, as resolved on {day}: python scripts/airflow_matrix.py lock\n"
+            f"# Airflow {release}, as resolved on {day}: make lock (python scripts/airflow_matrix.py lock)\n"
             f"# (uv pip compile --universal --python-version 3.10 --exclude-newer {day}T00:00:00Z\n"
             "#  setup.cfg --extra test)\n"
         )
@@ -104,45 +125,107 @@ def test(minor: str, args: list[str]) -> int:
     return subprocess.run([str(target / "bin" / "pytest"), *args], cwd=REPO).returncode
 
 
-def matrix(minors: list[str]) -> int:
-    """The whole suite on each version, each in a fresh venv; one line per version (from pytest's JUnit XML)."""
+def junit_counts(report: Path) -> dict[str, Any]:
+    """Tests, failures, errors, skips and the skip reasons of one pytest JUnit XML report."""
     import xml.etree.ElementTree as ET
 
-    rows = []
-    for minor in minors or list(VERSIONS):
-        make_venv(minor)
-        report = MATRIX / f"airflow-{minor}.xml"
-        code = test(minor, ["-q", "-p", "no:cacheprovider", f"--junitxml={report}"])
-        suite = ET.parse(report).getroot().find("testsuite") if report.exists() else None
-        counts = {
-            k: int(suite.get(k, 0)) if suite is not None else 0 for k in ("tests", "failures", "errors", "skipped")
-        }
-        rows.append((minor, VERSIONS[minor][0], code, counts))
-    print(f"{'Airflow':<8} {'release':<8} {'outcome':<8} {'tests':>6} {'failed':>7} {'errors':>7} {'skipped':>8}")
-    for minor, release, code, c in rows:
+    counts: dict[str, Any] = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "reasons": set()}
+    if not report.exists():
+        return counts
+    root = ET.parse(report).getroot()
+    for suite in root.iter("testsuite"):
+        for key in ("tests", "failures", "errors", "skipped"):
+            counts[key] += int(suite.get(key, 0))
+    for skipped in root.iter("skipped"):
+        counts["reasons"].add((skipped.get("message") or "").removeprefix("Skipped: ").strip())
+    return counts
+
+
+def table(rows: list[tuple[str, int, dict[str, Any]]]) -> str:
+    """The compatibility table (Markdown) of a matrix run."""
+    lines = [
+        "| Airflow | release tested | outcome | passed | failed | skipped | what differs |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for minor, code, c in rows:
+        passed = c["tests"] - c["failures"] - c["errors"] - c["skipped"]
         outcome = "passed" if code == 0 else "FAILED"
-        figures = f"{c['tests']:>6} {c['failures']:>7} {c['errors']:>7} {c['skipped']:>8}"
-        print(f"{minor:<8} {release:<8} {outcome:<8} {figures}")
-    return 0 if all(code == 0 for _, _, code, _ in rows) else 1
+        failed = c["failures"] + c["errors"]
+        line = (
+            f"| {minor} | {VERSIONS[minor][0]} | {outcome} | {passed} | {failed} | {c['skipped']} | {DIFFERS[minor]} |"
+        )
+        lines.append(line)
+    reasons = sorted({r for _, _, c in rows for r in c["reasons"] if r})
+    if reasons:
+        lines += ["", "Skipped, with the reason pytest printed:", ""] + [f"- {r}" for r in reasons]
+    return "\n".join(lines) + "\n"
+
+
+def check_dist() -> int:
+    """Build the sdist and the wheel as a release would, then ``twine check --strict`` both."""
+    dist = MATRIX / "sdist"
+    shutil.rmtree(dist, ignore_errors=True)
+    run(UV, "build", "--quiet", "--out-dir", dist)
+    for leftover in (REPO / "src").glob("*.egg-info"):
+        shutil.rmtree(leftover)
+    built = sorted(dist.iterdir())
+    return subprocess.run([Path(sys.executable).parent / "twine", "check", "--strict", *built]).returncode
+
+
+def matrix(args: list[str]) -> int:
+    """The whole suite on each version, each in a fresh venv from its pins; a table of the outcomes."""
+    update_docs = "--update-docs" in args
+    minors = [a for a in args if a != "--update-docs"] or list(VERSIONS)
+    rows = []
+    for minor in minors:
+        target = make_venv(minor)
+        report = MATRIX / f"airflow-{minor}.xml"
+        report.unlink(missing_ok=True)
+        pytest = [str(target / "bin" / "pytest"), "-q", "-p", "no:cacheprovider", f"--junitxml={report}"]
+        code = subprocess.run(pytest, cwd=REPO).returncode
+        rows.append((minor, code, junit_counts(report)))
+    text = table(rows)
+    (MATRIX / "compatibility.md").write_text(text)
+    print(text)
+    if update_docs:
+        page = DOCS.read_text()
+        start, end = page.index(BEGIN) + len(BEGIN), page.index(END)
+        DOCS.write_text(page[:start] + "\n" + text + page[end:])
+    return 0 if all(code == 0 for _, code, _ in rows) else 1
+
+
+def demo(minor: str) -> int:
+    """``scripts/demo.py`` with the version's venv (made when missing; this tree's wheel installed)."""
+    target = venv(minor)
+    if (target / "bin" / "python").exists():
+        install(minor)
+    else:
+        make_venv(minor)
+    return subprocess.run([str(target / "bin" / "python"), "scripts/demo.py"], cwd=REPO).returncode
 
 
 def main(argv: list[str]) -> int:
-    if argv and argv[0] == "matrix":
-        return matrix(argv[1:])
-    if not argv or argv[0] not in ("lock", "venv", "test"):
-        print(__doc__)
-        return 2
-    if argv[0] == "lock":
+    command, args = (argv[0], argv[1:]) if argv else ("", [])
+    if command == "matrix":
+        return matrix(args)
+    if command == "lock":
         lock()
         return 0
-    minor = argv[1]
+    if command == "check-dist":
+        return check_dist()
+    if command not in ("venv", "test", "demo") or not args:
+        print(__doc__)
+        return 2
+    minor = args[0]
     if minor not in VERSIONS:
         print(f"unknown Airflow version {minor!r}: one of {', '.join(VERSIONS)}")
         return 2
-    if argv[0] == "venv":
+    if command == "venv":
         make_venv(minor)
         return 0
-    return test(minor, argv[2:])
+    if command == "demo":
+        return demo(minor)
+    return test(minor, args[1:])
 
 
 if __name__ == "__main__":

@@ -62,3 +62,21 @@ def hook_info(conn_type: str) -> Any:
     from airflow.providers_manager import ProvidersManager
 
     return ProvidersManager().hooks[conn_type]
+
+
+def plugin_import_errors() -> dict[str, str]:
+    """The plugins Airflow failed to load, by source (a function from 3.2, a module-level dict before)."""
+    from airflow import plugins_manager
+
+    if AIRFLOW_3_2_PLUS:
+        return dict(plugins_manager.get_import_errors())
+    return dict(plugins_manager.import_errors)  # type: ignore[attr-defined]
+
+
+def secrets_masker() -> Any:
+    """The Task SDK's secrets masker module (``redact``, ``SecretsMasker``): moved to ``_shared`` in 3.1."""
+    if AIRFLOW_VERSION >= Version("3.1"):
+        from airflow.sdk._shared.secrets_masker import secrets_masker as module
+    else:
+        from airflow.sdk.execution_time import secrets_masker as module  # type: ignore[no-redef]
+    return module

@@ -12,10 +12,13 @@ What moved or appeared:
 | ``BaseHook.aget_connection`` | no (sync lookup in a thread) | yes | yes | yes |
 | ``amask_secret`` | no (``mask_secret``) | no | no | yes |
 | shared streams for event triggers | no | no | no | yes |
+| task state store (``context["task_state_store"]``) | no (a Variable: ``task_state.py``) | no | no | yes |
+| connection form from provider info (``conn-fields``) | no (the hook's form methods) | no | yes | yes |
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 try:
@@ -73,6 +76,34 @@ async def aget_connection(conn_id: str) -> Any:
     return await sync_to_async(BaseHook.get_connection)(conn_id)
 
 
+def connection_form_widgets(conn_fields: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """
+    The form fields Airflow before 3.2 asks the hook for, built from the provider info's ``conn-fields`` (3.2+
+    reads those itself and never calls the hook). Airflow's API server stands in for WTForms and Flask-AppBuilder
+    when they are not installed, so these imports work there.
+    """
+    from flask_appbuilder.fieldwidgets import BS3TextFieldWidget
+    from flask_babel import lazy_gettext
+    from wtforms import IntegerField, StringField
+    from wtforms.validators import Optional
+
+    widgets = {}
+    for name, field in conn_fields.items():
+        kind = IntegerField if "integer" in field["schema"]["type"] else StringField
+        widgets[name] = kind(
+            lazy_gettext(field["label"]),
+            widget=BS3TextFieldWidget(),
+            validators=[Optional()],
+            description=field.get("description", ""),
+        )
+    return widgets
+
+
+def ui_field_behaviour(behaviour: Mapping[str, Any]) -> dict[str, Any]:
+    """The provider info's ``ui-field-behaviour`` in the shape Airflow before 3.2 asks the hook for."""
+    return {key.replace("-", "_"): value for key, value in behaviour.items()}
+
+
 __all__ = [
     "HAVE_SHARED_STREAMS",
     "AdvanceItem",
@@ -85,5 +116,7 @@ __all__ = [
     "aget_connection",
     "amask_secret",
     "conf",
+    "connection_form_widgets",
     "mask_secret",
+    "ui_field_behaviour",
 ]

@@ -12,6 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from airflow_versions import secrets_masker
 from messaging_platform_provider.client import MessagingPlatformApiError, MessagingPlatformValidationError, RetryPolicy
 from messaging_platform_provider.client.request import pascal_keys
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
@@ -69,7 +70,7 @@ def test_keys_are_read_in_the_specs_spelling():
 
 
 def test_a_camel_case_secret_is_masked_and_kept_out_of_xcom(camel_platform):
-    from airflow.sdk._shared.secrets_masker import redact
+    redact = secrets_masker().redact
 
     key = MessagingPlatformHook().get_api_key(7)
     assert key["Secret"] == CAMEL_SECRET and "secret" not in key

@@ -7,7 +7,9 @@ import sys
 
 from airflow.providers_manager import ProvidersManager
 
-from airflow_versions import hook_info
+from airflow_versions import hook_info, plugin_import_errors
+
+pytest_plugins = ["airflow_api_server"]  # the connection form is read from a real Airflow API server
 
 
 def test_providers_manager_sees_hook_and_connection_type():
@@ -17,16 +19,6 @@ def test_providers_manager_sees_hook_and_connection_type():
     assert info.hook_class_name == "messaging_platform_provider.hooks.messaging_platform.MessagingPlatformHook"
     assert info.connection_id_attribute_name == "messaging_platform_conn_id"
     assert info.hook_name == "Messaging Platform"
-
-
-def test_connection_form_fields_and_labels():
-    manager = ProvidersManager()
-    widgets = manager.connection_form_widgets
-    for field in ("account_id", "base_url", "timezone"):
-        assert f"extra__messaging_platform__{field}" in widgets
-    behaviour = manager.field_behaviours["messaging_platform"]
-    assert behaviour["relabeling"] == {"login": "API key", "password": "API secret"}
-    assert {"host", "port", "schema"} <= set(behaviour["hidden_fields"])
 
 
 def test_airflow_providers_list_shows_it():
@@ -51,4 +43,20 @@ def test_airflow_loads_the_callback_plugin_once():
     plugins_manager.ensure_plugins_loaded()
     names = [p["name"] for p in plugins_manager.get_plugin_info()]
     assert names.count("messaging_platform_callbacks") == 1
-    assert not [e for e in plugins_manager.get_import_errors().values() if "messaging_platform" in e]
+    assert not [e for e in plugin_import_errors().values() if "messaging_platform" in e]
+
+
+def test_the_connection_form_shows_our_fields_on_this_airflow(airflow_api):
+    """What the UI's connection form is built from (before 3.2 from the hook's methods, then from conn-fields)."""
+    meta = airflow_api.api().get("/ui/connections/hook_meta")
+    (ours,) = [m for m in meta if m["connection_type"] == "messaging_platform"]
+    fields = {name.rsplit("__", 1)[-1]: value["schema"] for name, value in (ours["extra_fields"] or {}).items()}
+    assert {name: schema["title"] for name, schema in fields.items()} == {
+        "account_id": "Account ID",
+        "base_url": "Base URL",
+        "timezone": "Platform time zone",
+    }
+    assert "integer" in fields["account_id"]["type"] and "string" in fields["base_url"]["type"]
+    standard = ours["standard_fields"]
+    assert standard["login"]["title"] == "API key" and standard["password"]["title"] == "API secret"
+    assert standard["host"]["hidden"] is True and standard["port"]["hidden"] is True

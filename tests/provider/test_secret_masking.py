@@ -7,10 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from airflow.sdk._shared.secrets_masker import redact
-
+from airflow_versions import secrets_masker
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 
+redact = secrets_masker().redact
 TEST_DAGS = Path(__file__).resolve().parents[1] / "dags"
 
 
@@ -32,7 +32,7 @@ def test_a_connection_as_the_form_saves_it_makes_no_short_secret_warning(monkeyp
     """
     import json
 
-    from airflow.sdk._shared.secrets_masker.secrets_masker import SecretsMasker
+    SecretsMasker = secrets_masker().SecretsMasker
 
     from messaging_platform_provider.get_provider_info import get_provider_info
 

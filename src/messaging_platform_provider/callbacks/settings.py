@@ -20,6 +20,7 @@ any configured token authenticates a callback of any account.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import sys
@@ -41,7 +42,10 @@ def _airflow_conf(key: str) -> str | None:
         from messaging_platform_provider.compat import conf
 
         value = conf.get(CONF_SECTION, key, fallback=None)
-    except Exception:  # a receiver must start even when Airflow's config cannot be read
+    except Exception as exc:  # a receiver must start even when Airflow's config cannot be read; say so
+        logging.getLogger(__name__).warning(
+            "Could not read Airflow's [%s] %s (%s); using the default", CONF_SECTION, key, type(exc).__name__
+        )
         return None
     return str(value) if value else None
 

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from functools import cached_property
 from typing import Any
 
+from messaging_platform_provider import compat
 from messaging_platform_provider.client.api import ApiMethods
 from messaging_platform_provider.client.client import MessagingPlatformClient
 from messaging_platform_provider.client.errors import MessagingPlatformApiError, MessagingPlatformValidationError
@@ -14,6 +15,14 @@ from messaging_platform_provider.client.request import DEFAULT_TIMEOUT
 from messaging_platform_provider.client.retry import RetryPolicy
 from messaging_platform_provider.compat import BaseHook, mask_secret
 from messaging_platform_provider.hooks.connection import CONN_TYPE, ConnectionSettings, settings_from_connection
+
+
+def _connection_type() -> dict[str, Any]:
+    """Our connection type, as declared once in the provider info."""
+    from messaging_platform_provider.get_provider_info import get_provider_info
+
+    (declared,) = get_provider_info()["connection-types"]
+    return dict(declared)
 
 
 class MessagingPlatformHook(BaseHook, ApiMethods):
@@ -34,6 +43,16 @@ class MessagingPlatformHook(BaseHook, ApiMethods):
     default_conn_name = "messaging_platform_default"
     conn_type = CONN_TYPE
     hook_name = "Messaging Platform"
+
+    @classmethod
+    def get_connection_form_widgets(cls) -> dict[str, Any]:
+        """The connection form's extra fields, for Airflow before 3.2 (3.2+ reads ``conn-fields`` instead)."""
+        return compat.connection_form_widgets(_connection_type()["conn-fields"])
+
+    @classmethod
+    def get_ui_field_behaviour(cls) -> dict[str, Any]:
+        """Hidden and relabelled standard fields, for Airflow before 3.2 (3.2+ reads ``ui-field-behaviour``)."""
+        return compat.ui_field_behaviour(_connection_type()["ui-field-behaviour"])
 
     def __init__(
         self,
