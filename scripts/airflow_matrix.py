@@ -85,13 +85,13 @@ def lock() -> None:
         constraints(minor).write_text(header + text)
 
 
-def wheel() -> Path:
-    """The wheel of this tree, built afresh."""
-    dist = MATRIX / "dist"
+def wheel(minor: str) -> Path:
+    """The wheel of this tree, built afresh (into a folder per version, so that versions can be built side by side)."""
+    dist = MATRIX / "dist" / minor
     shutil.rmtree(dist, ignore_errors=True)
     run(UV, "build", "--quiet", "--wheel", "--out-dir", dist)
     for leftover in (REPO / "src").glob("*.egg-info"):  # a second copy of the distribution beside the package
-        shutil.rmtree(leftover)
+        shutil.rmtree(leftover, ignore_errors=True)
     (built,) = dist.glob("*.whl")
     return built
 
@@ -108,7 +108,7 @@ def make_venv(minor: str) -> Path:
 def install(minor: str) -> None:
     """(Re)install the wheel built from this tree, with the test extra, into the version's venv."""
     python = venv(minor) / "bin" / "python"
-    requirement = f"airflow-provider-messaging-platform[test] @ {wheel().as_uri()}"
+    requirement = f"airflow-provider-messaging-platform[test] @ {wheel(minor).as_uri()}"
     run(
         UV, "pip", "install", "--quiet", "--python", python, "-c", constraints(minor),
         "--reinstall-package", "airflow-provider-messaging-platform", requirement,
@@ -168,7 +168,7 @@ def check_dist() -> int:
     run(UV, "build", "--quiet", "--out-dir", dist)
     for leftover in (REPO / "src").glob("*.egg-info"):
         shutil.rmtree(leftover)
-    built = sorted(dist.iterdir())
+    built = sorted([*dist.glob("*.whl"), *dist.glob("*.tar.gz")])
     return subprocess.run([Path(sys.executable).parent / "twine", "check", "--strict", *built]).returncode
 
 

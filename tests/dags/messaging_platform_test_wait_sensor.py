@@ -35,6 +35,8 @@ with DAG(
                 deferrable=mode == "deferrable",
                 # Reschedule: due again at once, so dag.test() never idles a second waiting for it.
                 poke_interval=0.01 if mode == "reschedule" else 0.1,
-                timeout=0.6 if case == "timeout" else 60.0,
+                # Generous but for the timeout case: dag.test() runs one task at a time, and on a loaded machine a
+                # reschedule task's pokes can be minutes apart in wall time.
+                timeout=0.6 if case == "timeout" else 600.0,
                 max_transient_errors=5,
             )

@@ -232,3 +232,11 @@ def test_a_retried_deferred_voice_call_task_waits_on_the_action_it_created(opera
     assert [s["ProcessStatus"] for s in operators_dag.outcome.xcoms["voice_call_retry"]["Schedules"]] == ["Completed"]
     # Before Airflow 3.3 the retry found the call through a Variable; the task's success deleted it again.
     assert operators_dag.outcome.new_task_state_variables == set()
+
+
+def test_the_variable_backed_task_state_outlives_a_failed_try_and_is_cleared(emulator_server, airflow_db):
+    """What retry-safe creates keep between tries before Airflow 3.3, exercised on every version."""
+    outcome = run_dag("messaging_platform_test_task_state", {})
+    assert outcome.tries["remember"] == ("success", 2)
+    assert outcome.xcoms["remember"] == {"earlier": [1], "after_clear": None}
+    assert outcome.new_task_state_variables == set()

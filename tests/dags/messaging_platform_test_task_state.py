@@ -1,0 +1,34 @@
+"""
+Test DAG (not an example): the Variable-backed task state (what retry-safe creates use before Airflow 3.3) kept
+across two tries of one task instance, on whichever Airflow runs it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from airflow.sdk import DAG, get_current_context, task
+
+from messaging_platform_provider.client.once import CreateOnce
+from messaging_platform_provider.task_state import VariableTaskState
+
+with DAG(
+    dag_id="messaging_platform_test_task_state",
+    schedule=None,
+    start_date=datetime(2026, 1, 1, tzinfo=timezone.utc),
+    tags=["test"],
+):
+
+    @task(retries=1, retry_delay=timedelta(seconds=0))
+    def remember() -> dict[str, Any]:
+        context = get_current_context()
+        store = VariableTaskState(CreateOnce.for_context(context).token)
+        earlier = store.get("tries", [])
+        store.set("tries", [*earlier, context["ti"].try_number])
+        if context["ti"].try_number == 1:
+            raise RuntimeError("the first try fails after writing its state")
+        store.clear()
+        return {"earlier": earlier, "after_clear": store.get("tries")}
+
+    remember()
