@@ -32,6 +32,26 @@ ROTATED_CONN_ID = "messaging_platform_rotated"
 AIRFLOW_API_CONN_ID = "airflow_api_default"
 
 
+#: Runs the ``airflow`` CLI (``python -c AIRFLOW_CLI <args>``) with Airflow's structlog output filtered at
+#: ``[logging] logging_level``. Airflow 3.1+ configures structlog that way when imported; 3.0 leaves it unconfigured
+#: outside the task process, so ``airflow dags test`` prints debug lines, among them the in-process supervisor's
+#: "Sending request msg=MaskSecret(value=...)" with the secret in clear. A no-op where Airflow configured structlog.
+AIRFLOW_CLI = """
+import logging, structlog
+from airflow.configuration import conf
+if not structlog.is_configured():
+    level = logging.getLevelName(conf.get("logging", "logging_level").upper())
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(level))
+from airflow.__main__ import main
+main()
+"""
+
+
+def airflow_cli(python: str = sys.executable) -> list[str]:
+    """The command that runs the ``airflow`` CLI (``[*airflow_cli(), "dags", "test", dag_id]``), see AIRFLOW_CLI."""
+    return [python, "-c", AIRFLOW_CLI]
+
+
 def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket() as sock:
         sock.bind((host, 0))
@@ -219,9 +239,13 @@ def start_for_rotation_example(home: str | os.PathLike[str], env: dict[str, str]
 
 
 def xcom_value(api: AirflowRestApi, dag_id: str, run_id: str, task_id: str, key: str = "return_value") -> Any:
-    """A task's XCom as the REST API serves it (deserialized)."""
+    """
+    A task's XCom as the REST API serves it: the value as stored, without ``deserialize=true``, which Airflow 3.0
+    refuses (HTTP 400) unless ``[api] enable_xcom_deserialize_support`` is on. The values read here are plain
+    JSON, stored as such on every version; other types would come back in Airflow's serialized form.
+    """
     path = f"/api/v2/dags/{dag_id}/dagRuns/{quote(run_id, safe='')}/taskInstances/{task_id}/xcomEntries/{key}"
-    return api.get(path, params={"deserialize": "true", "stringify": "false"})["value"]
+    return api.get(path)["value"]
 
 
 def wire_secrets(emulator_control_url: str) -> set[str]:

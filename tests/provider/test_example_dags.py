@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from airflow_versions import dag_bag, param_validation_error
+from airflow_versions import airflow_logs_at_level, dag_bag, param_validation_error
 
 pytest_plugins = ["airflow_api_server"]  # the rotation example needs a real Airflow API server
 
@@ -144,7 +144,8 @@ def test_example_dag_runs_to_success(platform, airflow_db, capfd, dag_file, requ
     bag = load_dags()
     dag = bag.get_dag(dag_file.stem)
     # No logical date: the default of the REST API and of `airflow dags trigger`, so no `ds` in the context.
-    run = dag.test(run_conf=conf_for(dag_file.stem, platform.seed) or None, logical_date=None)
+    with airflow_logs_at_level():
+        run = dag.test(run_conf=conf_for(dag_file.stem, platform.seed) or None, logical_date=None)
     captured = capfd.readouterr()
     assert run.state == "success", captured.out[-3000:] + captured.err[-3000:]
     assert platform.requests(), "the DAG sent nothing to the emulator"

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from airflow_versions import dag_bag
+from airflow_versions import airflow_logs_at_level, dag_bag
 from messaging_platform_emulator.airflow_api_server import (
     ROTATED_CONN_ID,
     files_containing,
@@ -75,7 +75,8 @@ def works(platform: Any, credential: Credential) -> bool:
 
 
 def run_test_dag() -> Any:
-    return dag_bag(str(TEST_DAGS)).get_dag(DAG_ID).test()
+    with airflow_logs_at_level():
+        return dag_bag(str(TEST_DAGS)).get_dag(DAG_ID).test()
 
 
 def assert_no_secret_leaked(platform: Any, capfd: pytest.CaptureFixture[str], *extra: str) -> None:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
-from airflow_versions import secrets_masker
+from airflow_versions import airflow_command, secrets_masker
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 
 redact = secrets_masker().redact
@@ -60,7 +59,7 @@ def test_a_dag_run_leaves_no_secret_in_output_logs_or_xcom(platform, airflow_db)
     none may reach the output, the task logs or the metadata database (XCom, rendered fields).
     """
     out = subprocess.run(
-        [sys.executable, "-m", "airflow", "dags", "test", "messaging_platform_test_secret_masking"],
+        [*airflow_command(), "dags", "test", "messaging_platform_test_secret_masking"],
         capture_output=True,
         text=True,
         timeout=300,
