@@ -41,8 +41,8 @@ NEWEST = max(VERSIONS, key=lambda minor: tuple(int(part) for part in minor.split
 
 #: what differs on each version, for the compatibility table (the capabilities are detected in ``compat.py``)
 DIFFERS = {
-    "3.0": "task state in a Variable per task instance; connection form from the hook; watcher without shared "
-    "streams; connections read in a thread",
+    "3.0": "as 3.1, and connections read in a thread; known problems: retried deferrable waits (Airflow bug), "
+    "reschedule-mode sensors under dag.test()",
     "3.1": "task state in a Variable per task instance; connection form from the hook; watcher without shared streams",
     "3.2": "task state in a Variable per task instance; watcher without shared streams",
     "3.3": "none: the reference version",
