@@ -174,13 +174,17 @@ def test_deferred_create_voice_call_resumes_with_every_schedule_as_last_read(pla
 
 @pytest.fixture(scope="module")
 def operators_dag(emulator_server, airflow_db) -> SimpleNamespace:
-    """Run the operators DAG once; every schedule takes 0.45 s (the ``*_retry`` tasks' first tries wait 0.15 s)."""
+    """
+    Run the operators DAG once; every schedule takes 3.15 s (the ``*_retry`` tasks' first tries wait 0.15 s). The
+    margin is wide on purpose: a first try whose trigger first polls after the schedule already ended succeeds in
+    one try, and on a loaded machine ``dag.test()`` can start a trigger more than half a second late.
+    """
     with module_platform(emulator_server) as platform:
         life = Lifecycle(platform)
         holder = MessagingPlatformHook().create_push_voice_call(
             ["+15125550100"], targets=["+15555550100"], message="Holds the retried schedule."
         )
-        life.default(pending_seconds=0.3, processing_seconds=0.15)
+        life.default(pending_seconds=3.0, processing_seconds=0.15)
         outcome = run_dag(DAG_ID, {"schedule_action": 5001, "retry_action": holder["Id"]})
         hook = MessagingPlatformHook()
         calls = hook.list_push_voice_calls()
