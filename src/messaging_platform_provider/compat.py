@@ -14,6 +14,7 @@ What moved or appeared:
 | shared streams for event triggers | no | no | no | yes |
 | task state store (``context["task_state_store"]``) | no (a Variable: ``task_state.py``) | no | no | yes |
 | connection form from provider info (``conn-fields``) | no (the hook's form methods) | no | yes | yes |
+| a retry forgets the deferral's resume point | no (``resumed_by_earlier_try``) | yes | yes | yes |
 """
 
 from __future__ import annotations
@@ -79,20 +80,33 @@ async def aget_connection(conn_id: str) -> Any:
 def connection_form_widgets(conn_fields: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """
     The form fields Airflow before 3.2 asks the hook for, built from the provider info's ``conn-fields`` (3.2+
-    reads those itself and never calls the hook). Airflow's API server stands in for WTForms and Flask-AppBuilder
-    when they are not installed, so these imports work there.
+    reads those itself and never calls the hook). Airflow's form service swaps the WTForms field classes for its
+    own while it asks; Airflow 3.1 also stands in for WTForms and Flask-AppBuilder when they are not installed,
+    while Airflow 3.0 asks no hook at all without WTForms. Flask-AppBuilder's widget and Flask-Babel's
+    translation are used when present; the form service ignores both.
     """
-    from flask_appbuilder.fieldwidgets import BS3TextFieldWidget
-    from flask_babel import lazy_gettext
     from wtforms import IntegerField, StringField
     from wtforms.validators import Optional
+
+    try:
+        from flask_appbuilder.fieldwidgets import BS3TextFieldWidget
+
+        widget: Any = BS3TextFieldWidget()
+    except ImportError:  # Airflow 3.0 with WTForms but without the FAB provider
+        widget = None
+    try:
+        from flask_babel import lazy_gettext as translated
+    except ImportError:
+
+        def translated(text: str) -> str:
+            return text
 
     widgets = {}
     for name, field in conn_fields.items():
         kind = IntegerField if "integer" in field["schema"]["type"] else StringField
         widgets[name] = kind(
-            lazy_gettext(field["label"]),
-            widget=BS3TextFieldWidget(),
+            translated(field["label"]),
+            widget=widget,
             validators=[Optional()],
             description=field.get("description", ""),
         )

@@ -169,6 +169,22 @@ def test_deferred_create_voice_call_resumes_with_every_schedule_as_last_read(pla
     assert deferred.trigger.action_id == result["Id"]
 
 
+def test_a_retry_resumed_with_an_earlier_tries_event_adopts_the_call_and_waits_again(platform):
+    """Airflow 3.0 resumes a retry with the event that ended the earlier try (apache/airflow#56704)."""
+    Lifecycle(platform).default(**QUICK)
+    op = voice_call_op(deferrable=True)
+    context = task_context(op)
+    with pytest.raises(TaskDeferred) as first:
+        op.execute(context)
+    stale = {"outcome": "failure", "message": "try 1 failed", "schedules": {}, "try_number": 1}
+    retry = {**context, "ti": SimpleNamespace(**{**vars(context["ti"]), "try_number": 2})}
+    with pytest.raises(TaskDeferred) as again:
+        op.resume_execution("execute_complete", {**(first.value.kwargs or {}), "event": stale}, retry)
+    assert again.value.trigger.action_id == first.value.trigger.action_id  # adopted, not created again
+    assert (first.value.trigger.try_number, again.value.trigger.try_number) == (1, 2)
+    assert len(posts(platform.requests(), VOICE_CALLS)) == 1
+
+
 # -- through Airflow: deferred under dag.test(), and a retry of a waiting task --------------------------------
 
 

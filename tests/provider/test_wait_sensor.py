@@ -28,6 +28,7 @@ from test_wait_helpers import (
     schedule_path,
 )
 
+from airflow_versions import needs_reschedule_under_dag_test
 from messaging_platform_provider.compat import (
     AirflowException,
     AirflowFailException,
@@ -40,6 +41,8 @@ from messaging_platform_provider.waiting import seconds_left
 
 DAG_ID = "messaging_platform_test_wait_sensor"
 MODES = ("reschedule", "deferrable")
+#: The modes as the dag.test() tests take them; reschedule needs a dag.test() that can reschedule twice.
+MODE_PARAMS = [pytest.param("reschedule", marks=needs_reschedule_under_dag_test), "deferrable"]
 CASES = ("completed", "failed", "aborted", "deleted", "timeout", "transient")
 
 
@@ -147,9 +150,15 @@ def test_deferrable_times_out_with_a_sensor_timeout_when_resumed_from_the_trigge
         return payload
 
     event = asyncio.run(first())
-    assert event["outcome"] == "timeout"
+    assert event["outcome"] == "timeout" and event["try_number"] == 1
     with pytest.raises(AirflowSensorTimeout):
         op.resume_execution(deferred.value.method_name, {**(deferred.value.kwargs or {}), "event": event}, context)
+
+    # Airflow 3.0 resumes the retry (try 2) with try 1's event (apache/airflow#56704): the sensor waits afresh.
+    retry = {**context, "ti": SimpleNamespace(**{**vars(context["ti"]), "try_number": 2})}
+    with pytest.raises(TaskDeferred) as again:
+        op.resume_execution(deferred.value.method_name, {**(deferred.value.kwargs or {}), "event": event}, retry)
+    assert again.value.trigger.try_number == 2 and again.value.trigger.deadline != deferred.value.trigger.deadline
 
 
 # -- reschedule mode and deferrable, through dag.test() ----------------------------------------------------
@@ -200,7 +209,7 @@ def test_the_sensor_dag_ran_every_task(sensor_dag):
     assert set(sensor_dag.outcome.tries) == {f"{m}_{c}" for m in MODES for c in CASES}
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", MODE_PARAMS)
 def test_completed_succeeds_with_the_schedule_as_xcom(sensor_dag, mode):
     task_id = f"{mode}_completed"
     assert sensor_dag.outcome.tries[task_id] == ("success", 1)
@@ -209,7 +218,7 @@ def test_completed_succeeds_with_the_schedule_as_xcom(sensor_dag, mode):
     assert sensor_dag.statuses(task_id)[0] == 200 and len(sensor_dag.statuses(task_id)) >= 2  # it waited
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", MODE_PARAMS)
 @pytest.mark.parametrize("case", ["failed", "aborted"])
 def test_failed_and_aborted_fail_the_task_without_a_retry(sensor_dag, mode, case):
     task_id = f"{mode}_{case}"
@@ -219,7 +228,7 @@ def test_failed_and_aborted_fail_the_task_without_a_retry(sensor_dag, mode, case
     assert set(sensor_dag.statuses(task_id)) == {200}  # every read answered: the status ended it, not an error
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", MODE_PARAMS)
 def test_a_deleted_action_fails_each_try_at_once(sensor_dag, mode):
     task_id = f"{mode}_deleted"
     # An error, not an ended run: Airflow retried it (retries=1), and each try stopped at its first 404.
@@ -228,7 +237,7 @@ def test_a_deleted_action_fails_each_try_at_once(sensor_dag, mode):
     assert statuses[0] == 200 and statuses.count(404) == 2 and statuses[-2:] == [404, 404]
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", MODE_PARAMS)
 def test_the_deadline_fails_the_task_with_a_sensor_timeout(sensor_dag, mode):
     task_id = f"{mode}_timeout"
     assert sensor_dag.outcome.tries[task_id] == ("failed", 1)  # AirflowSensorTimeout is not retried
@@ -236,7 +245,7 @@ def test_the_deadline_fails_the_task_with_a_sensor_timeout(sensor_dag, mode):
     assert len(statuses) >= 2 and set(statuses) == {200}  # it kept reading Pending until the deadline
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", MODE_PARAMS)
 def test_a_burst_of_transient_errors_is_survived(sensor_dag, mode):
     task_id = f"{mode}_transient"
     assert sensor_dag.outcome.tries[task_id] == ("success", 1)
@@ -245,6 +254,7 @@ def test_a_burst_of_transient_errors_is_survived(sensor_dag, mode):
     assert statuses[:3] == [503, 503, 503] and set(statuses[3:]) == {200}
 
 
+@needs_reschedule_under_dag_test
 def test_reschedule_mode_gave_the_slot_back_between_pokes(sensor_dag):
     """Every reschedule task read Pending first, so it was rescheduled; "deleted" is left out: its last try (a
     retry, another task instance row) failed on its first poke."""

@@ -31,6 +31,29 @@ def default_deferrable() -> bool:
     return conf.getboolean("operators", "default_deferrable", fallback=False)
 
 
+def try_number(context: Context) -> int:
+    """The running try, stamped into every trigger so its event says which try deferred."""
+    return int(context["ti"].try_number)
+
+
+def resumed_by_earlier_try(context: Context, event: Mapping[str, Any], log: Any) -> bool:
+    """
+    Whether this resume carries the event of an earlier try's deferral. Airflow 3.0 keeps a deferred task's
+    resume point across retries (apache/airflow#56704, fixed in 3.1), so a retry would start by re-reading the
+    event that ended the failed try, and fail the same way without doing anything. The deferrable operators and
+    sensors then start the try afresh (a create adopts what the earlier try made). Never true from Airflow 3.1.
+    """
+    deferred = event.get("try_number")
+    if deferred is None or int(deferred) == try_number(context):
+        return False
+    log.warning(
+        "Try %s resumed with the event of try %s (an Airflow 3.0 retry); starting this try afresh.",
+        try_number(context),
+        deferred,
+    )
+    return True
+
+
 def conclude(event: Mapping[str, Any], *, sensor: bool = False) -> dict[str, Any]:
     """
     Success returns the latest answer of every schedule (by id). A ProcessStatus that failed ends the task
@@ -95,6 +118,7 @@ class WaitForSchedulesMixin:
                     max_transient_errors=self.wait_rules.max_transient_errors,
                     poll_interval=self.poll_interval,
                     deadline=deadline,
+                    try_number=try_number(context),
                 ),
                 method_name="execute_complete",
                 kwargs={"result": result},
@@ -119,6 +143,8 @@ class WaitForSchedulesMixin:
         return self.with_final(result, conclude(watch.payload(step)))
 
     def execute_complete(self, context: Context, event: dict[str, Any], result: Any = None) -> Any:
+        if resumed_by_earlier_try(context, event, self.log):  # type: ignore[attr-defined]
+            return self.execute(context)  # type: ignore[attr-defined]
         schedules = conclude(event)
         if result is None:  # resumed without the deferral's kwargs (``dag.test()`` passes the event alone)
             result = self.recover_result(event, schedules)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from airflow.sdk import BaseSensorOperator, PokeReturnValue
 
 from messaging_platform_provider.compat import AirflowException, AirflowSensorTimeout
-from messaging_platform_provider.operators.waiting import default_deferrable
+from messaging_platform_provider.operators.waiting import default_deferrable, resumed_by_earlier_try, try_number
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -92,6 +92,7 @@ class MessagingPlatformCallbackSensor(BaseSensorOperator):
                 database_url=self.database_url,
                 poll_interval=float(self.poke_interval),
                 deadline=deadline_after(float(self.timeout)),
+                try_number=try_number(context),
             ),
             method_name="execute_complete",
             timeout=timedelta(seconds=float(self.timeout)),
@@ -110,6 +111,8 @@ class MessagingPlatformCallbackSensor(BaseSensorOperator):
         return PokeReturnValue(is_done=True, xcom_value=found)
 
     def execute_complete(self, context: Context, event: dict[str, Any]) -> Any:
+        if resumed_by_earlier_try(context, event, self.log):
+            return self.execute(context)
         outcome = event.get("outcome")
         if outcome == "success":
             return event["callback"]

@@ -10,7 +10,12 @@ from typing import TYPE_CHECKING, Any
 from airflow.sdk import BaseSensorOperator, PokeReturnValue
 
 from messaging_platform_provider.operators.base import DEFAULT_CONN_ID
-from messaging_platform_provider.operators.waiting import conclude, default_deferrable
+from messaging_platform_provider.operators.waiting import (
+    conclude,
+    default_deferrable,
+    resumed_by_earlier_try,
+    try_number,
+)
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -92,6 +97,7 @@ class MessagingPlatformScheduleSensor(BaseSensorOperator):
                 max_transient_errors=self.rules.max_transient_errors,
                 poll_interval=float(self.poke_interval),
                 deadline=deadline_after(float(self.timeout)),
+                try_number=try_number(context),
             ),
             method_name="execute_complete",
             timeout=timedelta(seconds=float(self.timeout)),
@@ -107,4 +113,6 @@ class MessagingPlatformScheduleSensor(BaseSensorOperator):
         return PokeReturnValue(is_done=True, xcom_value=schedules.get(str(self.schedule_id)))
 
     def execute_complete(self, context: Context, event: dict[str, Any]) -> Any:
+        if resumed_by_earlier_try(context, event, self.log):
+            return self.execute(context)
         return conclude(event, sensor=True).get(str(self.schedule_id))

@@ -211,7 +211,8 @@ class MessagingPlatformCallbackSensorTrigger(BaseTrigger):
     Wait for the first stored callback matching the filter received at or after ``received_after``; the deferrable
     half of ``MessagingPlatformCallbackSensor`` (the poke half runs the same query, ``find_callback``).
 
-    Yields ``{"outcome": "success", "callback": {...}}`` or ``{"outcome": "timeout", "message": ...}``.
+    Yields ``{"outcome": "success", "callback": {...}}`` or ``{"outcome": "timeout", "message": ...}``, each with
+    ``try_number``, the task try that deferred.
     """
 
     def __init__(
@@ -222,6 +223,7 @@ class MessagingPlatformCallbackSensorTrigger(BaseTrigger):
         database_url: str | None = None,
         poll_interval: float = 5.0,
         deadline: str | None = None,
+        try_number: int | None = None,
     ) -> None:
         super().__init__()
         self.filter_kwargs = dict(filter_kwargs)
@@ -229,6 +231,7 @@ class MessagingPlatformCallbackSensorTrigger(BaseTrigger):
         self.database_url = database_url
         self.poll_interval = _positive("poll_interval", poll_interval)
         self.deadline = deadline
+        self.try_number = try_number
 
     def serialize(self) -> tuple[str, dict[str, Any]]:
         return (
@@ -239,6 +242,7 @@ class MessagingPlatformCallbackSensorTrigger(BaseTrigger):
                 "database_url": self.database_url,
                 "poll_interval": self.poll_interval,
                 "deadline": self.deadline,
+                "try_number": self.try_number,
             },
         )
 
@@ -252,11 +256,12 @@ class MessagingPlatformCallbackSensorTrigger(BaseTrigger):
         while True:
             found = await asyncio.to_thread(find_callback, store, filt, self.received_after)
             if found is not None:
-                yield TriggerEvent({"outcome": "success", "callback": found})
+                yield TriggerEvent({"outcome": "success", "callback": found, "try_number": self.try_number})
                 return
             left = seconds_left(self.deadline)
             if left is not None and left <= 0:
-                yield TriggerEvent({"outcome": "timeout", "message": f"no matching callback by {self.deadline}"})
+                message = f"no matching callback by {self.deadline}"
+                yield TriggerEvent({"outcome": "timeout", "message": message, "try_number": self.try_number})
                 return
             await asyncio.sleep(self.poll_interval if left is None else max(0.0, min(self.poll_interval, left)))
 

@@ -24,6 +24,7 @@ class MessagingPlatformScheduleTrigger(BaseTrigger):
     :param action_id: the action the schedules belong to.
     :param schedule_ids: the schedules to wait on; the wait succeeds when all succeeded, fails on the first failure.
     :param deadline: absolute UTC instant (ISO text) after which the trigger reports ``timeout``; ``None``: no limit.
+    :param try_number: the task try that deferred, repeated in the event (see ``resumed_by_earlier_try``).
     """
 
     def __init__(
@@ -38,6 +39,7 @@ class MessagingPlatformScheduleTrigger(BaseTrigger):
         max_transient_errors: int = 5,
         poll_interval: float = 10.0,
         deadline: str | None = None,
+        try_number: int | None = None,
     ) -> None:
         super().__init__()
         self.conn_id = conn_id
@@ -47,6 +49,7 @@ class MessagingPlatformScheduleTrigger(BaseTrigger):
         self.rules = WaitRules.build(success_statuses, failure_statuses, max_transient_errors)
         self.poll_interval = float(poll_interval)
         self.deadline = deadline
+        self.try_number = try_number
 
     def serialize(self) -> tuple[str, dict[str, Any]]:
         return (
@@ -61,6 +64,7 @@ class MessagingPlatformScheduleTrigger(BaseTrigger):
                 "max_transient_errors": self.rules.max_transient_errors,
                 "poll_interval": self.poll_interval,
                 "deadline": self.deadline,
+                "try_number": self.try_number,
             },
         )
 
@@ -91,7 +95,7 @@ class MessagingPlatformScheduleTrigger(BaseTrigger):
                 if final is None and left is not None and left <= 0:
                     final = timeout_step(self.deadline)
                 if final is not None:
-                    yield TriggerEvent(watch.payload(final))
+                    yield TriggerEvent({**watch.payload(final), "try_number": self.try_number})
                     return
                 pause = watch.pause(self.poll_interval)
                 await asyncio.sleep(pause if left is None else max(0.0, min(pause, left)))
