@@ -182,6 +182,7 @@ def leg(minor: str) -> tuple[str, int, dict[str, Any]]:
     report.unlink(missing_ok=True)
     pytest = [str(target / "bin" / "pytest"), "-q", "-p", "no:cacheprovider", "-rs", f"--junitxml={report}"]
     started = time.monotonic()
+    print(f"Airflow {minor}: the suite started, its output in {log.relative_to(REPO)}", flush=True)
     with log.open("w") as out:
         code = subprocess.run(pytest, cwd=REPO, stdout=out, stderr=subprocess.STDOUT).returncode
     counts = junit_counts(report)
