@@ -3,7 +3,8 @@ Hook throughput: 2,000 sequential GETs of one campaign through ``MessagingPlatfo
 compared with a bare ``requests.Session`` making the same calls, in the same run.
 
 The emulator runs in its own process (so it does not share this process's GIL); the two clients take turns in
-blocks of 250 calls to even out drift. Prints both rates and the ratio hook / bare (target: at least 0.85).
+blocks of 250 calls to even out drift. Prints both rates and the ratio hook / bare (target: at least 0.85;
+exit status 1 when missed).
 
     .venv/bin/python bench/hook_throughput.py [--calls 2000]
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -22,8 +24,11 @@ import requests
 
 from messaging_platform_emulator.process import spawn as spawn_emulator
 
+#: The hook keeps at least this share of a bare ``requests.Session``'s rate; the exit status is 1 below it.
+TARGET_RATIO = 0.85
 
-def main() -> None:
+
+def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--block", type=int, default=250)
@@ -73,11 +78,14 @@ def main() -> None:
         print(f"calls each: {args.calls} sequential GET /campaign/{{id}}")
         print(f"bare requests.Session: {bare_rate:8.1f} calls/s  ({bare_s:.2f} s)")
         print(f"MessagingPlatformHook: {hook_rate:8.1f} calls/s  ({hook_s:.2f} s)")
-        print(f"ratio hook/bare: {hook_rate / bare_rate:.3f} (target >= 0.85)")
+        ratio = hook_rate / bare_rate
+        met = ratio >= TARGET_RATIO
+        print(f"ratio hook/bare: {ratio:.3f} (target >= {TARGET_RATIO}): {'met' if met else 'MISSED'}")
+        return 0 if met else 1
     finally:
         emulator.terminate()
         emulator.wait(timeout=15)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -36,6 +36,7 @@ import pytest  # noqa: E402
 import requests  # noqa: E402
 from hypothesis import settings  # noqa: E402
 
+from home_scan import HomeScan  # noqa: E402
 from messaging_platform_emulator.server import EmulatorServer  # noqa: E402
 
 
@@ -94,6 +95,12 @@ def airflow_db() -> None:
 def emulator_server() -> Iterator[EmulatorServer]:
     with EmulatorServer() as server:
         yield server
+
+
+@pytest.fixture
+def home_scan(airflow_db: None) -> HomeScan:
+    """What this test leaves in the shared AIRFLOW_HOME (files and database rows), for its secret scans."""
+    return HomeScan.take(Path(_HOME))
 
 
 @pytest.fixture

@@ -3,6 +3,10 @@
 Only paths under the platform prefix are touched; ``/_emulator`` control traffic passes straight through.
 A platform path with one trailing slash (``/api/v2.1/account/1001/campaign/``) is served as the route without
 it, as ASP.NET Web API routing does; nothing is redirected. The record keeps the path as it was sent.
+
+Routes match the path segment by segment as sent: a value sent percent-encoded (coupon code ``A/1`` as ``A%2F1``)
+stays one segment. The server decodes the whole path before routing, so the routed path is rebuilt from the raw
+one with ``%`` and ``/`` inside a segment kept escaped; ``routes.deps.PathText`` decodes them for the route.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from urllib.parse import unquote
 
 from .asgi_types import ASGIApp, Message, Receive, Scope, Send
 from .errors import NOT_FOUND, UNKNOWN_ERROR, ErrorDetail, error_body
@@ -24,16 +29,32 @@ def is_platform_path(path: str) -> bool:
     return path == API_PREFIX or path.startswith(API_PREFIX + "/")
 
 
-def without_trailing_slash(scope: Scope) -> Scope:
-    """The scope with one trailing slash taken off the path (not off the platform root itself)."""
-    path: str = scope["path"]
-    if not path.endswith("/") or path.rstrip("/") == API_PREFIX or path.endswith("//"):
-        return scope
-    routed = dict(scope)
-    routed["path"] = path[:-1]
+def sent_path(scope: Scope) -> str:
+    """The path as it came over the wire (percent-encoding kept); the decoded path if the server gave no raw one."""
     raw_path = scope.get("raw_path")
-    if isinstance(raw_path, bytes) and raw_path.endswith(b"/"):
-        routed["raw_path"] = raw_path[:-1]
+    return raw_path.decode("latin-1") if isinstance(raw_path, bytes) else str(scope["path"])
+
+
+def escape_segment(text: str) -> str:
+    """A decoded path segment with the two characters that would change routing (``%`` and ``/``) escaped."""
+    return text.replace("%", "%25").replace("/", "%2F")
+
+
+def routing_scope(scope: Scope) -> Scope:
+    """
+    The scope routes see: segments decoded one by one from the raw path (``%`` and ``/`` left escaped), and one
+    trailing slash taken off (not off the platform root itself).
+    """
+    path = "/".join(escape_segment(unquote(segment)) for segment in sent_path(scope).split("/"))
+    raw_path = scope.get("raw_path")
+    if path.endswith("/") and path.rstrip("/") != API_PREFIX and not path.endswith("//"):
+        path = path[:-1]
+        if isinstance(raw_path, bytes) and raw_path.endswith(b"/"):
+            raw_path = raw_path[:-1]
+    routed = dict(scope)
+    routed["path"] = path
+    if isinstance(raw_path, bytes):
+        routed["raw_path"] = raw_path
     return routed
 
 
@@ -87,7 +108,7 @@ class TrafficMiddleware:
         rule = self.faults.take(scope["method"], scope["path"])
         record = self.recorder.add(
             method=scope["method"],
-            path=scope["path"],
+            path=sent_path(scope),
             query=scope.get("query_string", b"").decode("latin-1"),
             headers=_headers(scope),
             body=body,
@@ -95,7 +116,7 @@ class TrafficMiddleware:
             time=arrived,
         )
         replay = _replay(body, receive)
-        routed = without_trailing_slash(scope)
+        routed = routing_scope(scope)
         if rule is None or rule.kind == "delay":
             if rule is not None:
                 await asyncio.sleep(rule.delay)

@@ -118,18 +118,6 @@ def decide(
     return Step(Outcome.WAIT, f"{label} is {status}", status=status, unknown_status=unknown)
 
 
-def combine(steps: Mapping[str, Step]) -> Step | None:
-    """For several schedules: the first failure ends the wait; success only when every one succeeded."""
-    for step in steps.values():
-        if step.outcome is Outcome.FAILURE:
-            return step
-    if steps and all(step.outcome is Outcome.SUCCESS for step in steps.values()):
-        statuses = {step.status for step in steps.values()}
-        status = statuses.pop() if len(statuses) == 1 else None
-        return Step(Outcome.SUCCESS, "; ".join(s.message for s in steps.values()), status=status)
-    return None
-
-
 def deadline_after(seconds: float | None, now: datetime | None = None) -> str | None:
     """An absolute UTC instant ``seconds`` from now, as ISO text (survives serialisation and restarts)."""
     if seconds is None:
@@ -200,9 +188,15 @@ class Watch:
         return None
 
     def verdict(self) -> Step | None:
-        return combine(self.steps) if not self.pending() or any(
-            s.outcome is Outcome.FAILURE for s in self.steps.values()
-        ) else None  # fmt: skip
+        """The first failure ends the wait; success only once every schedule has succeeded; else ``None``."""
+        for step in self.steps.values():
+            if step.outcome is Outcome.FAILURE:
+                return step
+        if self.pending():
+            return None
+        statuses = {step.status for step in self.steps.values()}
+        status = statuses.pop() if len(statuses) == 1 else None
+        return Step(Outcome.SUCCESS, "; ".join(s.message for s in self.steps.values()), status=status)
 
     def pause(self, poll_interval: float) -> float:
         retries = [s.retry_in for s in self.steps.values() if s.retry_in is not None and s.outcome is Outcome.WAIT]

@@ -4,6 +4,7 @@ Airflow 3.3's triggerer does."""
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -65,21 +66,64 @@ def callback(callback_type: int = 1, *, token: str = TOKEN, **overrides: Any) ->
 
 
 def post(url: str, body: Any, **kwargs: Any) -> requests.Response:
-    return requests.post(url, json=body, timeout=10, **kwargs)
+    return requests.post(url, json=body, timeout=30, **kwargs)  # generous: the machine may be loaded
 
 
-def wait_until(check: Callable[[], Any], timeout: float = 10.0, interval: float = 0.02) -> Any:
-    """Poll ``check`` until it returns something true; that value."""
-    import time
-
+def wait_until(check: Callable[[], Any], timeout: float = 30.0, interval: float = 0.02, what: str = "condition") -> Any:
+    """Poll ``check`` until it returns something true; that value. AssertionError naming ``what`` at the deadline."""
     deadline = time.monotonic() + timeout
     while True:
         value = check()
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
+            raise AssertionError(f"{what}: not met within {timeout} s")
         time.sleep(interval)
+
+
+async def until(
+    check: Callable[[], Any],
+    timeout: float = 30.0,
+    interval: float = 0.01,
+    what: str = "condition",
+    task: asyncio.Task[Any] | None = None,
+) -> Any:
+    """
+    ``wait_until`` for a coroutine: ``check`` runs in a worker thread (it may query a database) and the event loop
+    keeps running between polls. When ``task`` (a consumer, say) ends meanwhile, its error is raised at once.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        value = await asyncio.to_thread(check)
+        if value:
+            return value
+        if task is not None and task.done():
+            task.result()
+            raise AssertionError(f"{what}: {task.get_name()} ended before the condition was met")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not met within {timeout} s")
+        await asyncio.sleep(interval)
+
+
+def _consumer_store(trigger: Any) -> Any:
+    """The store the trigger's stream reads and keeps its position in (the triggerer's own, shared one)."""
+    from messaging_platform_provider.callbacks.store import shared_store
+
+    return shared_store(trigger.database_url)
+
+
+async def wait_open(trigger: Any, timeout: float = 30.0, task: asyncio.Task[Any] | None = None) -> None:
+    """
+    Until the trigger's stream has opened its position (its row in ``mp_callback_consumer`` exists): a callback
+    stored from then on is after that position, so it reaches the stream whatever ``start`` says.
+    """
+    store = await asyncio.to_thread(_consumer_store, trigger)
+    await until(
+        lambda: store.position(trigger.consumer) is not None,
+        timeout=timeout,
+        what=f"consumer {trigger.consumer!r} opened its position",
+        task=task,
+    )
 
 
 class TriggererHarness:
@@ -113,23 +157,40 @@ class TriggererHarness:
             self.unconfirmed.append((event, seq))
             self.yielded.append(event)
 
-    async def wait_for(self, count: int, timeout: float = 10.0) -> None:
+    async def wait_open(self, timeout: float = 30.0) -> None:
+        """Until the stream has opened its position: what is stored from then on reaches it."""
+        await wait_open(self.trigger, timeout, self.task)
+
+    async def wait_for(self, count: int, timeout: float = 30.0) -> None:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while len(self.yielded) < count:
             if self.task is not None and self.task.done():
                 self.task.result()
             if loop.time() > deadline:
-                raise AssertionError(f"{len(self.yielded)} events, expected {count}")
+                raise AssertionError(f"{len(self.yielded)} events within {timeout} s, expected {count}")
             await asyncio.sleep(0.01)
 
-    async def persist_pending(self) -> list[Any]:
-        """The supervisor's side: store each pending event, then confirm it (next state sync)."""
+    async def persist_pending(self, timeout: float = 30.0) -> list[Any]:
+        """
+        The supervisor's side: store each pending event, then confirm it (next state sync); returns once the
+        advance pump has committed the position through the last of them (they must be the oldest unconfirmed).
+        """
         done, self.unconfirmed = self.unconfirmed, []
         for event, _ in done:
             await asyncio.to_thread(self.persist, event)
         self.manager.confirm_persisted([seq for _, seq in done if seq is not None])
-        await asyncio.sleep(0.05)  # the advance pump commits the position
+        confirmed = [int(event.payload["seq"]) for event, seq in done if seq is not None]
+        if confirmed:
+            store = await asyncio.to_thread(_consumer_store, self.trigger)
+            consumer, last = self.trigger.consumer, max(confirmed)
+
+            await until(
+                lambda: (store.position(consumer) or 0) >= last,
+                timeout=timeout,
+                what=f"consumer {consumer!r} committed position {last}",
+                task=self.task,  # a failed stream (an advance raised, say) raises its own error
+            )
         return [event for event, _ in done]
 
     async def crash_task(self) -> None:
@@ -166,6 +227,7 @@ class StandaloneHarness:
             self.pending.append(event)
             self.yielded.append(event)
 
+    wait_open = TriggererHarness.wait_open
     wait_for = TriggererHarness.wait_for
 
     async def persist_pending(self) -> list[Any]:

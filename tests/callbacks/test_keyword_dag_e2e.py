@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 import requests
-from callback_helpers import TriggererHarness, add_callback_record, wait_until
+from callback_helpers import TriggererHarness, add_callback_record
 
 from airflow_versions import needs_shared_streams
 
@@ -161,12 +161,11 @@ def test_each_keyword_text_runs_the_example_dag_exactly_once(platform, receiver_
     async def triggerer_life(texts: list[str], flaky_first: bool = False) -> list[Any]:
         harness = TriggererHarness(build_trigger(row), trigger_id=row.id, persist=submit(row.id))
         await harness.start()
-        await asyncio.to_thread(wait_until, lambda: store.position("messaging_platform_keyword_callbacks") is not None)
+        await harness.wait_open()  # its position is open: what is stored from now on reaches it
         for phone in texts:
             await asyncio.to_thread(text_join, platform, phone)
         await harness.wait_for(len(texts))
-        await harness.persist_pending()
-        await asyncio.sleep(0.3)
+        await harness.persist_pending()  # returns once the position is committed past the persisted events
         await harness.crash()  # the triggerer stops; its position is committed in the store
         return harness.yielded
 

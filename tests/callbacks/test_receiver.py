@@ -191,10 +191,22 @@ def test_a_named_path_reaches_the_same_receiver(receiver, store):
 
 def test_concurrent_callbacks_with_resends_are_each_stored_exactly_once(receiver, store):
     bodies = [callback(1) for _ in range(150)]
-    sends = bodies + bodies[:30]  # 30 resent at the same time as the originals
+    # 30 sent twice back to back: each pair is in flight at once, often in one batch (test_store_batches makes
+    # sure of that case); the other 120 after them
+    sends = [b for body in bodies[:30] for b in (body, body)] + bodies[30:]
+
+    def send(body: dict[str, Any]) -> tuple[int, str, str]:
+        response = post(receiver.url, body)
+        return response.status_code, response.json().get("status", ""), body["TransactionId"]
+
     with ThreadPoolExecutor(32) as pool:
-        statuses = list(pool.map(lambda b: post(receiver.url, b).status_code, sends))
-    assert statuses == [200] * len(sends)
+        answers = list(pool.map(send, sends))
+    assert [code for code, _, _ in answers] == [200] * len(sends)
+    stored = sorted(tid for _, status, tid in answers if status == "stored")
+    assert stored == sorted(b["TransactionId"] for b in bodies)  # each once "stored", its resend "duplicate"
+    assert sorted(tid for _, status, tid in answers if status == "duplicate") == sorted(
+        b["TransactionId"] for b in bodies[:30]
+    )
     ids = store.transaction_ids()
     assert sorted(ids) == sorted(b["TransactionId"] for b in bodies)
     seqs = [s.seq for s in store.read_after(0, limit=1000)]

@@ -104,20 +104,29 @@ def item(account_id: int = 1001) -> NewCallback:
     )
 
 
-def test_one_unstorable_callback_never_fails_the_others_of_its_batch(store):
+def test_one_unstorable_callback_never_fails_the_others_of_its_batch(store, monkeypatch):
     """Past validation (a gap in it, a driver's own limit): the rest of the transaction is still stored."""
     good = [item() for _ in range(6)]
     bad = item(account_id=2**63)  # the database driver refuses it
     writer = BatchWriter(store)
+    transactions: list[int] = []  # the size of each transaction the writer opened
+    real = store.add_many
+
+    def add_many(items: Any) -> list[bool]:
+        transactions.append(len(items))
+        return real(items)
+
+    monkeypatch.setattr(store, "add_many", add_many)
 
     async def run() -> list[Any]:
         submits = [writer.submit(i) for i in good[:3] + [bad] + good[3:]]
-        try:
+        try:  # submitted in one turn of the loop: the writer takes them all as one batch
             return await asyncio.gather(*submits, return_exceptions=True)
         finally:
             await writer.aclose()
 
     outcomes = asyncio.run(run())
+    assert transactions == [7] + [1] * 7  # the batch of all seven failed, then each was written alone
     assert outcomes[:3] + outcomes[4:] == [True] * 6
     assert isinstance(outcomes[3], CallbackRejected)
     assert sorted(store.transaction_ids()) == sorted(i.transaction_id for i in good)

@@ -4,15 +4,14 @@ by the emulator (dialog event → callback POST → receiver → store)."""
 from __future__ import annotations
 
 import asyncio
-import threading
-import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta, timezone
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 import requests
-from callback_helpers import add_callback_record, callback, post
+from callback_helpers import add_callback_record, callback, post, until, wait_until
 
 from messaging_platform_provider.compat import AirflowSensorTimeout, TaskDeferred
 from messaging_platform_provider.sensors.callback import MessagingPlatformCallbackSensor
@@ -34,29 +33,42 @@ def sensor(**kwargs: Any) -> MessagingPlatformCallbackSensor:
     return MessagingPlatformCallbackSensor(task_id="wait", **values)
 
 
-def answer_later(platform, phone: str, answer: Any, delay: float = 0.3) -> threading.Thread:
-    def fire():
-        time.sleep(delay)
-        response = requests.post(
-            f"{platform.control}/events/dialog",
-            json={"phone_number": phone, "answer": answer, "question_text": "Coming?", "wait": True},
-            timeout=10,
-        )
-        assert response.status_code == 202, response.text
-
-    thread = threading.Thread(target=fire)
-    thread.start()
-    return thread
+def answer(platform, phone: str, value: Any) -> None:
+    """A contact answers the dialog; returns once the emulator has delivered the callback (the receiver stored it)."""
+    response = requests.post(
+        f"{platform.control}/events/dialog",
+        json={"phone_number": phone, "answer": value, "question_text": "Coming?", "wait": True},
+        timeout=30,
+    )
+    assert response.status_code == 202, response.text
+    assert [d["state"] for d in response.json()["deliveries"]] == ["delivered"]
 
 
-def test_poke_mode_waits_for_the_answer_of_that_phone_number(platform, receiver_for, store):
+def test_poke_mode_waits_for_the_answer_of_that_phone_number(platform, receiver_for, store, monkeypatch):
     receiver = receiver_for
     add_callback_record(platform, 3, receiver.url)
-    answer_later(platform, "+15550100008", "No", delay=0.1)  # another contact's answer does not count
-    late = answer_later(platform, PHONE, "Yes", delay=0.6)
+    op = sensor(deferrable=False, timeout=60)  # a generous deadline (and what a failed test waits for at most)
+    pokes: list[bool] = []  # each finished poke: whether it found the callback
+    real_poke = op.poke
+
+    def poke(ctx: Any) -> Any:
+        found = real_poke(ctx)
+        pokes.append(bool(found))
+        return found
+
+    monkeypatch.setattr(op, "poke", poke)
     started = datetime.now(timezone.utc)
-    result = sensor(deferrable=False).execute(context(started))
-    late.join()
+    with ThreadPoolExecutor(1) as pool:
+        waiting = pool.submit(op.execute, context(started))
+        wait_until(lambda: pokes or waiting.done(), what="the sensor's first poke")
+        answer(platform, "+15550100008", "No")  # another contact's answer (stored now) does not count
+        stored = len(pokes)  # a poke under way may have read before it was stored; the next one reads after
+        wait_until(lambda: len(pokes) >= stored + 2 or waiting.done(), what="a poke after the other answer")
+        taken = waiting.result() if waiting.done() else None  # raises the sensor's error, if it failed
+        assert taken is None and not any(pokes), f"the sensor took another contact's answer: {taken}"
+        answer(platform, PHONE, "Yes")
+        result = waiting.result(timeout=60)
+    assert pokes[-1] is True
     assert result["payload"]["PhoneNumber"] == PHONE and result["payload"]["Answer"] == "Yes"
     assert result["payload"]["ContactAccountName"] == "Demo account"  # named by the spec, omitted by its shape
     assert "CallbackToken" not in result["payload"]
@@ -70,16 +82,29 @@ def test_an_answer_received_before_the_run_started_is_not_taken(store):
     old = NewCallback.from_model(parse_callback(callback(3, PhoneNumber=PHONE)))
     store.add(old)
     later = datetime.now(timezone.utc) + timedelta(seconds=1)
+    # Something that must not happen: the sensor takes the old answer. A short timeout only makes it give up
+    # sooner; a slow machine makes it poke fewer times, never pass wrongly or fail.
     op = sensor(deferrable=False, timeout=0.3)
     with pytest.raises(AirflowSensorTimeout):
         op.execute(context(later))
     assert op.poke(context(later - timedelta(seconds=5)))  # the same answer, within the window
 
 
-def test_deferrable_mode_hands_the_wait_to_a_trigger_that_does_not_block(platform, receiver_for, store):
+def test_deferrable_mode_hands_the_wait_to_a_trigger_that_does_not_block(platform, receiver_for, store, monkeypatch):
+    from messaging_platform_provider.triggers import callback as trigger_module
+
     receiver = receiver_for
     add_callback_record(platform, 3, receiver.url)
-    op = sensor(deferrable=True, timeout=20)
+    queries: list[bool] = []  # each query the trigger made: whether it found the callback
+    real_find = trigger_module.find_callback
+
+    def find_callback(*args: Any) -> Any:
+        found = real_find(*args)
+        queries.append(found is not None)
+        return found
+
+    monkeypatch.setattr(trigger_module, "find_callback", find_callback)
+    op = sensor(deferrable=True, timeout=120)
     ctx = context()
     with pytest.raises(TaskDeferred) as deferred:
         op.execute(ctx)
@@ -91,10 +116,11 @@ def test_deferrable_mode_hands_the_wait_to_a_trigger_that_does_not_block(platfor
     async def wait() -> Any:
         gen = rebuilt.run()
         first = asyncio.create_task(gen.__anext__())
-        await asyncio.sleep(0.2)
-        assert not first.done()
-        await asyncio.to_thread(answer_later(platform, PHONE, True, delay=0).join)
-        event = await asyncio.wait_for(first, 10)
+        # the trigger queried the store (in a thread) and found nothing, while this loop kept running
+        await until(lambda: queries or first.done(), what="the trigger's first query")
+        assert not first.done() and queries[0] is False
+        await asyncio.to_thread(answer, platform, PHONE, True)
+        event = await asyncio.wait_for(first, 60)
         await gen.aclose()
         return event
 
@@ -111,7 +137,7 @@ def test_deferrable_mode_times_out_at_its_deadline(database_url, store):
 
     async def wait() -> Any:
         gen = deferred.value.trigger.run()
-        event = await asyncio.wait_for(gen.__anext__(), 5)
+        event = await asyncio.wait_for(gen.__anext__(), 30)  # its deadline is 0.3 s after the deferral
         await gen.aclose()
         return event
 

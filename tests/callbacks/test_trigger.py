@@ -14,7 +14,7 @@ import threading
 import time
 
 import pytest
-from callback_helpers import TriggererHarness, callback, harness_for
+from callback_helpers import TriggererHarness, callback, harness_for, until
 
 from airflow_versions import needs_shared_streams
 from messaging_platform_provider.callbacks.models import parse_callback
@@ -61,24 +61,24 @@ def test_yields_one_event_per_matching_callback_in_order(store):
     async def scenario():
         harness = harness_for(trigger())
         await harness.start()
-        await asyncio.to_thread(store.position, CONSUMER)
-        await asyncio.sleep(0.1)  # the consumer starts at the newest stored callback
-        wanted = [keyword(), keyword("Join"), keyword()]
-        others = [keyword("STOPNOW"), callback(3), callback(6)]
+        await harness.wait_open()  # a new consumer starts at the newest stored callback: add only after that
         add(store, wanted[0], others[0], wanted[1], others[1], others[2], wanted[2])
-        add(store, wanted[2])  # a resend stores nothing new
-        await harness.wait_for(3)
-        await asyncio.sleep(0.1)
+        assert add(store, wanted[2]) == [False]  # a resend stores nothing new
+        add(store, last)
+        await harness.wait_for(4)  # events come in seq order: a repeat of anything would come before ``last``
         await harness.crash()
         return harness.yielded
 
+    wanted = [keyword(), keyword("Join"), keyword()]
+    others = [keyword("STOPNOW"), callback(3), callback(6)]
+    last = keyword()
     events = asyncio.run(scenario())
-    assert len(events) == 3
+    assert ids(events) == [b["TransactionId"] for b in [*wanted, last]]
+    assert [e.payload["seq"] for e in events] == [1, 3, 6, 7]  # stored 1-6 in one batch (the resend: none), 7
     first = events[0].payload
     assert first["callback_type"] == 1 and first["payload"]["Keyword"] == "JOIN"
     assert set(first) == {"seq", "transaction_id", "callback_type", "account_id", "received_at", "payload"}
     assert "CallbackToken" not in first["payload"]
-    assert [e.payload["seq"] for e in events] == sorted(e.payload["seq"] for e in events)
 
 
 @needs_shared_streams
@@ -94,11 +94,11 @@ def test_a_restart_neither_loses_nor_repeats(store):
     async def life(new_bodies, persist_count, wanted):
         harness = TriggererHarness(trigger(), persist=persist)
         await harness.start()
-        await asyncio.sleep(0.1)
+        await harness.wait_open()
         add(store, *new_bodies)
         await harness.wait_for(wanted)
         kept, harness.unconfirmed = harness.unconfirmed[persist_count:], harness.unconfirmed[:persist_count]
-        await harness.persist_pending()  # only the first ``persist_count`` reach Airflow's database
+        await harness.persist_pending()  # only the first ``persist_count`` reach Airflow's database (committed)
         harness.unconfirmed = kept
         await harness.crash()  # the rest die with the triggerer
         return ids(harness.yielded)
@@ -113,14 +113,17 @@ def test_a_restart_neither_loses_nor_repeats(store):
     assert persisted == [b["TransactionId"] for b in bodies]  # every callback reached Airflow exactly once
     assert store.position(CONSUMER) == 9
 
-    async def third_life():  # a clean restart with nothing new yields nothing
+    async def third_life(new_body):  # a clean restart yields only what is new: nothing persisted comes before it
         harness = TriggererHarness(trigger())
         await harness.start()
-        await asyncio.sleep(0.3)
+        await harness.wait_open()
+        add(store, new_body)
+        await harness.wait_for(1)
         await harness.crash()
-        return harness.yielded
+        return ids(harness.yielded)
 
-    assert asyncio.run(third_life()) == []
+    fresh = keyword()
+    assert asyncio.run(third_life(fresh)) == [fresh["TransactionId"]]
 
 
 @needs_shared_streams
@@ -130,14 +133,15 @@ def test_an_event_that_is_not_confirmed_restarts_the_stream_from_the_committed_p
 
     async def scenario():
         harness = TriggererHarness(trigger())
-        harness.manager = type(harness.manager)(ack_timeout=0.3)
+        # both events are read in one query and handed to the subscriber in one turn of the loop, well within it
+        harness.manager = type(harness.manager)(ack_timeout=1.0)
         await harness.start()
-        await asyncio.sleep(0.1)
+        await harness.wait_open()
         add(store, keyword(), keyword())
         await harness.wait_for(2)
         assert harness.task is not None
         with pytest.raises(AckTimeout):
-            await asyncio.wait_for(harness.task, 5)
+            await asyncio.wait_for(harness.task, 30)
         await harness.manager.stop_all()
 
     asyncio.run(scenario())
@@ -148,15 +152,24 @@ def test_position_is_per_consumer_and_a_new_consumer_starts_where_asked(store):
     old = [keyword(), keyword()]
     add(store, *old)
 
-    async def first_events(made):
+    async def first_events(made, new_body):
+        """What the consumer yields up to a callback stored once it is open (seq order: the old ones come first)."""
         harness = harness_for(made)
         await harness.start()
-        await asyncio.sleep(0.3)
+        await harness.wait_open()
+        add(store, new_body)
+        await until(
+            lambda: new_body["TransactionId"] in ids(harness.yielded),
+            what="the new callback yielded",
+            task=harness.task,
+        )
         await harness.crash()
         return ids(harness.yielded)
 
-    assert asyncio.run(first_events(trigger(consumer="late"))) == []
-    assert asyncio.run(first_events(trigger(consumer="history", start="earliest"))) == [b["TransactionId"] for b in old]
+    new = [keyword(), keyword()]
+    assert asyncio.run(first_events(trigger(consumer="late"), new[0])) == [new[0]["TransactionId"]]
+    history = asyncio.run(first_events(trigger(consumer="history", start="earliest"), new[1]))
+    assert history == [b["TransactionId"] for b in [*old, *new]]
 
 
 def test_concurrent_writers_are_read_completely_and_in_commit_order(database_url, store):
@@ -178,17 +191,23 @@ def test_concurrent_writers_are_read_completely_and_in_commit_order(database_url
     async def scenario():
         harness = harness_for(trigger(), persist=lambda e: None)
         await harness.start()
-        await asyncio.sleep(0.1)
+        await harness.wait_open()
         threads = [threading.Thread(target=writer) for _ in range(2)]
         for t in threads:
             t.start()
+        deadline = time.monotonic() + 60
         while any(t.is_alive() for t in threads) or len(harness.yielded) < 240:
             await harness.persist_pending()
             await asyncio.sleep(0.02)
             if len(harness.yielded) > 240:
                 break
+            if harness.task is not None and harness.task.done():
+                harness.task.result()
+            assert time.monotonic() < deadline, f"{len(harness.yielded)} of 240 events within 60 s"
         await harness.persist_pending()
         await harness.crash()
+        for t in threads:
+            t.join()
         return harness.yielded
 
     events = asyncio.run(scenario())
@@ -196,11 +215,39 @@ def test_concurrent_writers_are_read_completely_and_in_commit_order(database_url
     assert [e.payload["seq"] for e in events] == list(range(1, 241))
 
 
+class SlowRead:
+    """One read of the slow database: in progress until the event loop has turned ``TURNS`` times meanwhile."""
+
+    TURNS = 3
+
+    def __init__(self) -> None:
+        self.turns = 0  # counted by the ticker on the event loop, while this read is in progress
+        self.released = threading.Event()
+
+
 def test_reads_do_not_block_the_event_loop(store, monkeypatch):
+    """
+    Each read stands for a slow database: it answers only once a ticker on the event loop has turned three times
+    while the read is in progress. A read run on the event loop would hold the loop, no turn could happen, and the
+    read would give up (after ``blocked_after`` seconds, counted as a blocked loop).
+    """
     real = store.read_after
+    blocked_after = 10.0  # only reached when the loop cannot turn: never under load alone
+    in_progress: list[SlowRead] = []
+    outcomes: list[bool] = []  # per read: whether the loop turned while it was in progress
+    lock = threading.Lock()
+    stopping = threading.Event()
 
     def slow(*args, **kwargs):
-        time.sleep(0.25)  # a slow database
+        read = SlowRead()
+        with lock:
+            in_progress.append(read)
+        try:
+            released = stopping.is_set() or read.released.wait(blocked_after)
+        finally:
+            with lock:
+                in_progress.remove(read)
+        outcomes.append(released)
         return real(*args, **kwargs)
 
     from messaging_platform_provider.callbacks import store as store_module
@@ -208,27 +255,35 @@ def test_reads_do_not_block_the_event_loop(store, monkeypatch):
     monkeypatch.setattr(store_module, "_SHARED", {store.url: store})
     monkeypatch.setattr(store, "read_after", slow)
 
+    async def ticker():
+        while True:
+            await asyncio.sleep(0.01)
+            with lock:
+                reads = list(in_progress)
+            for read in reads:
+                read.turns += 1
+                if read.turns >= SlowRead.TURNS:
+                    read.released.set()
+
     async def scenario():
-        ticks = 0
-
-        async def ticker():
-            nonlocal ticks
-            while True:
-                await asyncio.sleep(0.01)
-                ticks += 1
-
         tick = asyncio.create_task(ticker())
         harness = harness_for(trigger())
         await harness.start()
-        started = time.monotonic()
-        await asyncio.sleep(0.8)
-        elapsed = time.monotonic() - started
+        deadline = time.monotonic() + 60
+        while len(outcomes) < 3 and all(outcomes):  # three reads, or the first that found the loop held
+            if harness.task is not None and harness.task.done():
+                harness.task.result()
+            assert time.monotonic() < deadline, f"{len(outcomes)} of 3 reads within 60 s"
+            await asyncio.sleep(0.01)
+        stopping.set()  # reads still in flight (or starting) answer at once
+        with lock:
+            for read in in_progress:
+                read.released.set()
         await harness.crash()
         tick.cancel()
-        return ticks, elapsed
 
-    ticks, elapsed = asyncio.run(scenario())
-    assert ticks > 0.6 * elapsed / 0.01  # the loop kept ticking through several 0.25 s reads
+    asyncio.run(scenario())
+    assert outcomes[:3] == [True] * 3, "a read held the event loop: it did not turn while the read was in progress"
 
 
 def test_the_standalone_run_path_commits_as_it_hands_events_over(store):
@@ -239,10 +294,10 @@ def test_the_standalone_run_path_commits_as_it_hands_events_over(store):
         events = []
         gen = made.run()
         task = asyncio.create_task(gen.__anext__())
-        await asyncio.sleep(0.1)
+        await until(lambda: store.position(CONSUMER) is not None, what="the consumer opened its position", task=task)
         add(store, keyword(), callback(6), keyword())
-        events.append(await asyncio.wait_for(task, 5))
-        events.append(await asyncio.wait_for(gen.__anext__(), 5))
+        events.append(await asyncio.wait_for(task, 30))
+        events.append(await asyncio.wait_for(gen.__anext__(), 30))
         await gen.aclose()
         return events
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from airflow_versions import CORE_CONNECTION_URI_EXTRA_IS_JSON, connection_from_uri
 from messaging_platform_emulator import connection_uri
 
@@ -33,8 +31,9 @@ def test_hidden_secret(server):
 
 
 def test_uri_works_with_the_core_connection_model(server):
-    models = pytest.importorskip("airflow.models")
-    conn = models.Connection(conn_id="messaging_platform_default", uri=server.connection_uri())
+    from airflow.models import Connection  # a hard dependency: a broken import fails the test
+
+    conn = Connection(conn_id="messaging_platform_default", uri=server.connection_uri())
     assert (conn.conn_type, conn.login, conn.password) == (
         "messaging_platform",
         server.seed.api_key,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import threading
 import time
 import uuid
@@ -18,18 +19,26 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+import requests
 
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$")  # UTC, no offset
+#: How long a test waits for something that takes milliseconds on an idle machine: generous for a loaded one.
+PATIENCE = 30.0
 
 
 class Recorder:
-    """Records every POST; answers the statuses of ``script`` in turn (then 200). ``delay`` slows each answer."""
+    """
+    Records every POST; answers the statuses of ``script`` in turn (then 200). While ``answering`` is clear, each
+    POST is recorded (``received`` counts it) and then held unanswered until the test sets it again.
+    """
 
     def __init__(self) -> None:
         self.bodies: list[dict[str, Any]] = []
         self.paths: list[str] = []
         self.script: list[int] = []
-        self.delay = 0.0
+        self.answering = threading.Event()
+        self.answering.set()
+        self.received = threading.Semaphore(0)
         self.lock = threading.Lock()
         recorder = self
 
@@ -40,7 +49,8 @@ class Recorder:
                     recorder.bodies.append(body)
                     recorder.paths.append(self.path)
                     status = recorder.script.pop(0) if recorder.script else 200
-                time.sleep(recorder.delay)
+                recorder.received.release()
+                recorder.answering.wait(300)  # a held answer: released by the test (or its teardown)
                 self.send_response(status)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
@@ -53,6 +63,7 @@ class Recorder:
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
     def close(self) -> None:
+        self.answering.set()  # no handler thread left waiting: server_close() joins them
         self.httpd.shutdown()
         self.httpd.server_close()
 
@@ -62,6 +73,17 @@ def sink() -> Iterator[Recorder]:
     recorder = Recorder()
     yield recorder
     recorder.close()
+
+
+@pytest.fixture
+def closed_port() -> Iterator[int]:
+    """
+    A local TCP port where nobody listens, from the OS: bound but never listening, so a connection to it is refused,
+    and held for the test so that nothing else takes it meanwhile.
+    """
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as held:
+        held.bind(("127.0.0.1", 0))
+        yield held.getsockname()[1]
 
 
 def record(emu, callback_type: int, url: str, active: bool = True) -> dict[str, Any]:
@@ -75,14 +97,14 @@ def attach_join(emu) -> int:
     return int(campaign["Id"])
 
 
-def settle(emu, count: int, timeout: float = 10.0) -> list[dict[str, Any]]:
-    """The deliveries once ``count`` of them are no longer pending."""
+def settle(emu, count: int, timeout: float = PATIENCE) -> list[dict[str, Any]]:
+    """The deliveries once ``count`` of them are no longer pending (polled every 20 ms, up to ``timeout``)."""
     deadline = time.monotonic() + timeout
     while True:
         deliveries = emu.ok("GET", "/events/deliveries")
         if len([d for d in deliveries if d["state"] != "pending"]) >= count:
             return list(deliveries)
-        assert time.monotonic() < deadline, deliveries
+        assert time.monotonic() < deadline, f"fewer than {count} deliveries ended after {timeout:g} s: {deliveries}"
         time.sleep(0.02)
 
 
@@ -145,10 +167,10 @@ def test_a_failing_receiver_gets_the_same_callback_again_with_backoff(emu, sink)
     assert delivery["payload"]["CallbackToken"] == "***"
 
 
-def test_redelivery_is_bounded_and_a_dead_receiver_is_recorded_as_failed(emu, sink):
+def test_redelivery_is_bounded_and_a_dead_receiver_is_recorded_as_failed(emu, sink, closed_port):
     attach_join(emu)
     record(emu, 1, sink.url)
-    record(emu, 1, "http://127.0.0.1:9/nobody-listens")
+    record(emu, 1, f"http://127.0.0.1:{closed_port}/nobody-listens")
     fast_retries(emu, max_attempts=3)
     sink.script = [500] * 10
     emu.ok("POST", "/events/keyword", json={"keyword": "JOIN"})
@@ -162,13 +184,22 @@ def test_redelivery_is_bounded_and_a_dead_receiver_is_recorded_as_failed(emu, si
 def test_the_control_request_does_not_wait_for_a_slow_receiver(emu, sink):
     attach_join(emu)
     record(emu, 1, sink.url)
-    sink.delay = 1.0
-    started = time.monotonic()
-    fired = emu.ok("POST", "/events/keyword", json={"keyword": "JOIN"})
-    assert time.monotonic() - started < 0.5
-    assert fired["deliveries"][0]["state"] == "pending"
+    # One try, which the emulator waits up to two minutes for: longer than the control call is given below.
+    emu.ok("POST", "/events/delivery-policy", json={"max_attempts": 1, "timeout_seconds": 120})
+    sink.answering.clear()  # the receiver takes the callback and answers only when the test lets it
+    try:
+        response = emu.control("POST", "/events/keyword", json={"keyword": "JOIN"})  # given 10 s
+    except requests.Timeout:
+        raise AssertionError("the control call waited (10 s, and counting) for the held delivery") from None
+    assert response.status_code == 202, response.text
+    [started] = response.json()["deliveries"]
+    assert started["state"] == "pending" and started["attempts"] == []
+    # The callback reached the receiver, which holds its answer: the delivery is under way, and still pending.
+    assert sink.received.acquire(timeout=PATIENCE), "the callback did not reach the receiver"
+    assert emu.ok("GET", f"/events/deliveries/{started['id']}")["state"] == "pending"
+    sink.answering.set()
     [delivery] = settle(emu, 1)
-    assert delivery["state"] == "delivered"
+    assert delivery["state"] == "delivered" and [a["status"] for a in delivery["attempts"]] == [200]
 
 
 def test_dialog_stop_and_incoming_message_payloads(emu, sink):

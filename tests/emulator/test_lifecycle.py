@@ -6,6 +6,15 @@ import time
 from datetime import datetime
 
 
+def wait_until(condition, what, timeout=30.0):
+    """Poll ``condition`` every 20 ms until it is true (returned); fail naming ``what`` after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not (value := condition()):
+        assert time.monotonic() < deadline, f"still not the case after {timeout:g} s: {what}"
+        time.sleep(0.02)
+    return value
+
+
 def freeze(emu):
     emu.ok("POST", "/clock", json={"scale": 0})
 
@@ -105,9 +114,13 @@ def test_clock_scale_advance_and_reset(emu):
     assert moved["scale"] == 0
     assert (datetime.fromisoformat(moved["now"]) - start).total_seconds() >= 3600
     emu.ok("POST", "/clock", json={"scale": 2000})
-    time.sleep(0.05)  # 100 emulator seconds
-    later = datetime.fromisoformat(emu.ok("GET", "/clock")["now"])
-    assert (later - datetime.fromisoformat(moved["now"])).total_seconds() >= 90
+
+    def ran_90_seconds() -> bool:
+        later = datetime.fromisoformat(emu.ok("GET", "/clock")["now"])
+        return (later - datetime.fromisoformat(moved["now"])).total_seconds() >= 90
+
+    # 45 ms at scale 2000; at scale 1 (the scale not applied) 90 s, past the deadline.
+    wait_until(ran_90_seconds, "the clock at scale 2000 ran 90 emulator seconds")
     emu.ok("POST", "/reset")
     assert emu.ok("GET", "/clock")["scale"] == 1.0
     assert abs((datetime.fromisoformat(emu.ok("GET", "/clock")["now"]) - start).total_seconds()) < 60

@@ -7,7 +7,6 @@ leaking.
 from __future__ import annotations
 
 import copy
-import os
 import re
 import warnings
 from pathlib import Path
@@ -137,7 +136,7 @@ def conf_for(dag_id: str, seed: Any) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("dag_file", DAG_FILES, ids=lambda p: p.stem)
-def test_example_dag_runs_to_success(platform, airflow_db, capfd, dag_file, request, monkeypatch):
+def test_example_dag_runs_to_success(home_scan, platform, airflow_db, capfd, dag_file, request, monkeypatch):
     if dag_file.stem == "messaging_platform_api_key_rotation":
         request.getfixturevalue("rotation_example_connections")  # API server, airflow_api_default, the DB connection
     monkeypatch.setenv("AIRFLOW_VAR_MESSAGING_PLATFORM_WELCOME_LONG_CODE", LONG_CODE)  # the keyword example's
@@ -153,6 +152,4 @@ def test_example_dag_runs_to_success(platform, airflow_db, capfd, dag_file, requ
     for ti in run.get_task_instances():
         assert ti.state in ("success", "skipped"), (ti.task_id, ti.state)
     # XCom, rendered fields and task logs all live under AIRFLOW_HOME (SQLite database and log folder).
-    secret = platform.seed.api_secret.encode()
-    leaks = [p for p in Path(os.environ["AIRFLOW_HOME"]).rglob("*") if p.is_file() and secret in p.read_bytes()]
-    assert leaks == []
+    assert home_scan.leaks([platform.seed.api_secret]) == []

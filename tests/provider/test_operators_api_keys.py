@@ -6,7 +6,7 @@ import pytest
 import requests
 from operator_context import assert_wire_headers, clear_requests, run, sent, strip_marker, task_context
 
-from messaging_platform_provider.client import CreateOnce, MessagingPlatformApiError, MessagingPlatformValidationError
+from messaging_platform_provider.client import MessagingPlatformApiError, MessagingPlatformValidationError
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 from messaging_platform_provider.operators import (
     MessagingPlatformChangeApiKeySecretOperator,
@@ -79,7 +79,7 @@ def test_create_api_key_sends_label_with_marker_and_keeps_the_secret_out_of_xcom
     assert sent(lookup) == ("GET", KEYS, "")
     assert sent(post) == ("POST", KEYS, "")
     assert_wire_headers(platform, post, with_body=True)
-    marker = CreateOnce.for_task("d", "k", "r1", -1).marker
+    marker = "[af:ded3806f92c21150]"  # sha256("d␟k␟r1␟-1"), first 16 hex digits: dag, task, run, map index
     assert post["json"] == {"Label": f"CI key {marker}", "TypeId": 2}
     assert post["status"] == 201
     assert result["Id"] == 2 and result["TypeId"] == 2
@@ -96,7 +96,7 @@ def test_create_api_key_with_include_secret_returns_a_working_secret(platform):
     result = run(op)
     post = platform.requests()[-1]
     assert post["json"] == {
-        "Label": f"Temp {CreateOnce.for_task('d', 'k', 'r1', -1).marker}",
+        "Label": "Temp [af:ded3806f92c21150]",
         "TypeId": 3,
         "ValidTo": "2099-01-01T00:00:00",
     }

@@ -14,7 +14,7 @@ from operator_context import (
     task_context,
 )
 
-from messaging_platform_provider.client import CreateOnce, MessagingPlatformApiError, MessagingPlatformValidationError
+from messaging_platform_provider.client import MessagingPlatformApiError, MessagingPlatformValidationError
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 from messaging_platform_provider.operators import (
     MessagingPlatformCreateCampaignOperator,
@@ -52,7 +52,7 @@ def test_create_campaign_sends_pascal_case_with_the_run_marker_and_returns_the_c
     assert sent(post) == ("POST", CAMPAIGNS, "")
     assert post["status"] == 201
     assert_wire_headers(platform, post, with_body=True)
-    marker = CreateOnce.for_task("d", "c", "r1", -1).marker
+    marker = "[af:3b30fcef011066d8]"  # sha256("d␟c␟r1␟-1"), first 16 hex digits: dag, task, run, map index
     assert post["json"] == {"Name": "Spring", "CampaignTypeId": 4, "UserData": f"spring {marker}", "SingleUse": True}
 
     assert result["Id"] == 3001
@@ -65,7 +65,7 @@ def test_create_campaign_sends_pascal_case_with_the_run_marker_and_returns_the_c
 def test_create_campaign_marker_alone_when_there_is_no_user_data(platform):
     result = run(MessagingPlatformCreateCampaignOperator(task_id="c", name="Plain", campaign_type=1))
     post = platform.requests()[-1]
-    assert post["json"]["UserData"] == result["UserData"] == CreateOnce.for_task("d", "c", "r1", -1).marker
+    assert post["json"]["UserData"] == result["UserData"] == "[af:3b30fcef011066d8]"
     assert re.fullmatch(r"\[af:[0-9a-f]{16}\]", result["UserData"])
 
 

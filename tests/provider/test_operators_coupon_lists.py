@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from operator_context import assert_wire_headers, clear_requests, run, sent, strip_marker, task_context
 
-from messaging_platform_provider.client import CreateOnce, MessagingPlatformApiError, MessagingPlatformValidationError
+from messaging_platform_provider.client import MessagingPlatformApiError, MessagingPlatformValidationError
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 from messaging_platform_provider.operators import (
     MessagingPlatformCreateExternalCouponListOperator,
@@ -38,7 +38,7 @@ def test_create_external_coupon_list_sends_codes_and_marker_and_returns_the_list
     assert_wire_headers(platform, lookup, with_body=False)
     assert sent(post) == ("POST", LISTS, "")
     assert_wire_headers(platform, post, with_body=True)
-    marker = CreateOnce.for_task("d", "cl", "r1", -1).marker
+    marker = "[af:d03a3b6d0aca4de8]"  # sha256("d␟cl␟r1␟-1"), first 16 hex digits: dag, task, run, map index
     assert post["json"] == {
         "Name": "Spring codes",
         "Description": f"for spring {marker}",
@@ -46,7 +46,7 @@ def test_create_external_coupon_list_sends_codes_and_marker_and_returns_the_list
         "CouponCodes": ["A1", "B2"],  # duplicates dropped before sending
     }
     assert post["status"] == 201
-    assert isinstance(result["Id"], int) and result["AccountId"] == 1001
+    assert result["Id"] == 2001 and result["AccountId"] == 1001  # the emulator numbers coupon lists from 2001
     assert (result["Name"], result["Inheritable"], result["TotalCodesAvailable"]) == ("Spring codes", True, 2)
     assert strip_marker(result["Description"]) == "for spring"
 

@@ -7,6 +7,7 @@ segments), with examples from the field and with Hypothesis.
 
 from __future__ import annotations
 
+import logging
 import string
 from typing import Any
 from urllib.parse import unquote
@@ -17,7 +18,7 @@ import requests
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from messaging_platform_provider.client import MessagingPlatformValidationError
+from messaging_platform_provider.client import MessagingPlatformApiError, MessagingPlatformValidationError
 from messaging_platform_provider.client.operations import OPERATIONS, Operation
 from messaging_platform_provider.client.request import prepare
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
@@ -92,11 +93,53 @@ def test_values_that_would_address_something_else_are_refused_before_sending(pla
     assert platform.requests() == []
 
 
-@pytest.mark.parametrize("code", ["A/1", "50% off", "what?", "#1", "a b", "..a", "%2e%2e", "ß"])
-def test_odd_coupon_codes_stay_one_segment_on_the_wire(platform, code):
-    MessagingPlatformHook().delete_external_coupon_code(2001, code)  # missing_ok: the list has no such code
-    (record,) = platform.requests()
-    assert record["path"] == f"{ROOT}/account/1001/external-couponlist/2001/code/{code}"  # decoded once, as sent
+# Each code as the platform must receive it (RFC 3986: everything but unreserved characters percent-encoded, UTF-8).
+ODD_CODES = [
+    ("A/1", "A%2F1"),
+    ("50% off", "50%25%20off"),
+    ("what?", "what%3F"),
+    ("#1", "%231"),
+    ("a b", "a%20b"),
+    ("..a", "..a"),
+    ("%2e%2e", "%252e%252e"),
+    ("%2F", "%252F"),
+    ("ß", "%C3%9F"),
+    ("x+y&z=1", "x%2By%26z%3D1"),
+]
+
+
+@pytest.mark.parametrize(("code", "on_the_wire"), ODD_CODES)
+def test_odd_coupon_codes_stay_one_segment_on_the_wire(platform, code, on_the_wire):
+    hook = MessagingPlatformHook()
+    list_id = hook.create_external_coupon_list("One code", coupon_codes=[code])["Id"]
+    assert hook.delete_external_coupon_code(list_id, code, missing_ok=False) is True
+    (_, record) = platform.requests()
+    assert record["path"] == f"{ROOT}/account/1001/external-couponlist/{list_id}/code/{on_the_wire}"
+    assert record["status"] == 200
+
+
+def test_odd_coupon_codes_round_trip_through_hook_and_emulator(platform):
+    codes = [code for code, _ in ODD_CODES]
+    hook = MessagingPlatformHook()
+    created = hook.create_external_coupon_list("Odd codes", coupon_codes=[*codes, "KEEP"])
+    assert sorted(c["CouponCode"] for c in hook.list_external_coupon_codes(created["Id"])) == sorted([*codes, "KEEP"])
+    for code in codes:
+        assert hook.delete_external_coupon_code(created["Id"], code, missing_ok=False) is True, code
+    assert [c["CouponCode"] for c in hook.list_external_coupon_codes(created["Id"])] == ["KEEP"]
+
+
+def test_deleting_a_code_that_is_not_there_says_nothing_was_deleted(platform, caplog):
+    hook = MessagingPlatformHook()
+    list_id = hook.create_external_coupon_list("Other codes", coupon_codes=["A"])["Id"]
+    with caplog.at_level(logging.WARNING):
+        assert hook.delete_external_coupon_code(list_id, "A/1") is False
+    (warning,) = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    path = f"/account/1001/external-couponlist/{list_id}/code/A%2F1"
+    assert warning.startswith(f"Nothing deleted (missing_ok): DELETE {path} failed with HTTP 404")
+    with pytest.raises(MessagingPlatformApiError) as caught:
+        hook.delete_external_coupon_code(list_id, "A/1", missing_ok=False)
+    assert caught.value.status == 404
+    assert [c["CouponCode"] for c in hook.list_external_coupon_codes(list_id)] == ["A"]
 
 
 PRINTABLE_AND_MORE = st.text(alphabet=st.characters(codec="utf-8"), max_size=30) | st.sampled_from(

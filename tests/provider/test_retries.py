@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import socket
+from collections.abc import Iterator
+
 import pytest
 from operator_context import clear_requests
 from test_wait_helpers import key_of, rotate_key
@@ -76,10 +79,21 @@ def test_get_is_resent_after_a_dropped_connection(platform, hook):
     assert [r["fault"] for r in platform.requests()] == ["drop", None]
 
 
-def test_connection_refused_is_retried_then_reported(platform, monkeypatch):
+@pytest.fixture
+def closed_port() -> Iterator[int]:
+    """
+    A local TCP port where nobody listens, from the OS: bound but never listening, so a connection to it is refused,
+    and held for the test so that nothing else takes it meanwhile.
+    """
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as held:
+        held.bind(("127.0.0.1", 0))
+        yield held.getsockname()[1]
+
+
+def test_connection_refused_is_retried_then_reported(platform, monkeypatch, closed_port):
     monkeypatch.setenv(
         "AIRFLOW_CONN_MESSAGING_PLATFORM_DEFAULT",
-        platform.connection_json(extra={"base_url": "http://127.0.0.1:9/api/v2.1"}),
+        platform.connection_json(extra={"base_url": f"http://127.0.0.1:{closed_port}/api/v2.1"}),
     )
     with pytest.raises(MessagingPlatformApiError) as caught:
         MessagingPlatformHook(retry_policy=FAST).create_campaign(name="x", campaign_type="Basic")

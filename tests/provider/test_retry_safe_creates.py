@@ -101,7 +101,10 @@ def test_another_task_instance_creates_its_own(platform):
     hook = MessagingPlatformHook()
     a = CreateOnce.for_task("dag", "create", "run-1")
     b = CreateOnce.for_task("dag", "create", "run-2")
-    assert a.token != b.token and a.token == CreateOnce.for_task("dag", "create", "run-1").token
+    # sha256 of dag, task, run and map index joined by U+001F, first 16 hex digits
+    assert (a.token, b.token) == ("479868dc318c1bd6", "76f550ed8ab9fd88")
+    mapped = [CreateOnce.for_task("dag", "create", "run-1", i).token for i in (0, 1)]
+    assert mapped == ["33394bd87b2a80c2", "18f804ba16b829c2"]
     first = hook.create_campaign(name="Same name", campaign_type="Basic", once=a)
     second = hook.create_campaign(name="Same name", campaign_type="Basic", once=b)
     assert first["Id"] != second["Id"]
@@ -125,3 +128,35 @@ def test_an_identical_older_voice_call_is_not_adopted(platform):
     yesterday = hook.create_push_voice_call(**call)
     today = hook.create_push_voice_call(**call, once=CreateOnce("1111222233334444", InMemoryStore()))
     assert today["Id"] != yesterday["Id"]
+
+
+def test_mapped_instances_with_identical_values_each_create_their_own(platform, airflow_db):
+    """Every mapped instance has its own marker (the map index is part of it), even when the values are equal."""
+    from airflow.models.xcom import XComModel
+    from airflow.utils.session import create_session
+
+    platform.fault(kind="commit_then_drop", method="POST", path="/campaign$", count=3)
+    platform.fault(kind="commit_then_drop", method="POST", path="/action-pushvoicecall$", count=2)
+    dag = dag_bag(str(TEST_DAGS)).get_dag("messaging_platform_test_mapped_creates")
+    run = dag.test()
+
+    tries = sorted((ti.task_id, ti.map_index, ti.state, ti.try_number) for ti in run.get_task_instances())
+    assert tries == [
+        ("campaigns", 0, "success", 2),
+        ("campaigns", 1, "success", 2),
+        ("campaigns", 2, "success", 2),
+        ("voice_calls", 0, "success", 2),
+        ("voice_calls", 1, "success", 2),
+    ]
+    with create_session() as session:
+        rows = session.execute(XComModel.get_many(run_id=run.run_id, dag_ids=dag.dag_id, key="return_value")).scalars()
+        ids = {(row.task_id, row.map_index): XComModel.deserialize_value(row)["Id"] for row in rows}
+    hook = MessagingPlatformHook()
+    campaigns = [c for c in hook.list_campaigns() if c["Name"] == "Mapped campaign"]
+    calls = [c for c in hook.list_push_voice_calls() if c["Message"] == "Mapped call"]
+    assert sorted(ids[("campaigns", i)] for i in range(3)) == sorted(c["Id"] for c in campaigns)
+    assert len(set(ids.values())) == 5 and len(campaigns) == 3 and len(calls) == 2
+    assert sorted(ids[("voice_calls", i)] for i in range(2)) == sorted(c["Id"] for c in calls)
+    assert len({c["UserData"] for c in campaigns}) == 3  # three markers
+    posts = [r for r in platform.requests() if r["method"] == "POST"]
+    assert len(posts) == 5  # one create per instance; every retry found its own

@@ -7,7 +7,6 @@ self-rotating connection and what error text may carry, run in-process.
 from __future__ import annotations
 
 import base64
-import os
 import pickle
 import stat
 from pathlib import Path
@@ -16,9 +15,9 @@ from typing import Any
 import pytest
 
 from airflow_versions import airflow_logs_at_level, dag_bag
+from home_scan import HomeScan
 from messaging_platform_emulator.airflow_api_server import (
     ROTATED_CONN_ID,
-    files_containing,
     wire_secrets,
     xcom_value,
 )
@@ -79,16 +78,16 @@ def run_test_dag() -> Any:
         return dag_bag(str(TEST_DAGS)).get_dag(DAG_ID).test()
 
 
-def assert_no_secret_leaked(platform: Any, capfd: pytest.CaptureFixture[str], *extra: str) -> None:
+def assert_no_secret_leaked(platform: Any, capfd: pytest.CaptureFixture[str], home_scan: HomeScan, *extra: str) -> None:
     secrets = wire_secrets(platform.control) | {s for s in extra if s}
     assert len(secrets) >= 2
     captured = capfd.readouterr()
     output = captured.out + captured.err
     assert not [s for s in secrets if s in output], "a secret reached the captured output"
-    assert files_containing(Path(os.environ["AIRFLOW_HOME"]), secrets) == []
+    assert home_scan.leaks(secrets) == []
 
 
-def test_rotation_end_to_end(platform, airflow_db, airflow_api, rotation_example_connections, capfd):
+def test_rotation_end_to_end(home_scan, platform, airflow_db, airflow_api, rotation_example_connections, capfd):
     old = stored_connection()
     assert works(platform, old)
     run = run_test_dag()
@@ -116,11 +115,11 @@ def test_rotation_end_to_end(platform, airflow_db, airflow_api, rotation_example
     assert not works(platform, old), "the old secret still works"
     assert hook.revoke_api_key(result["old_key_id"]) is False  # already gone: 404
     assert xcom_value(airflow_api.api(), DAG_ID, run.run_id, "use_rotated_connection")["works"] is True
-    assert_no_secret_leaked(platform, capfd, old.secret, new.secret)
+    assert_no_secret_leaked(platform, capfd, home_scan, old.secret, new.secret)
 
 
 def test_a_retried_task_finishes_the_rotation_instead_of_starting_another(
-    platform, airflow_db, airflow_api, rotation_example_connections, capfd
+    home_scan, platform, airflow_db, airflow_api, rotation_example_connections, capfd
 ):
     old = stored_connection()
     old_id = rotation_example_connections["Id"]
@@ -140,7 +139,7 @@ def test_a_retried_task_finishes_the_rotation_instead_of_starting_another(
     assert [k["Id"] for k in new_keys] == [result["new_key_id"]]
     new = stored_connection()
     assert new.key == new_keys[0]["Key"] and works(platform, new) and not works(platform, old)
-    assert_no_secret_leaked(platform, capfd, old.secret, new.secret)
+    assert_no_secret_leaked(platform, capfd, home_scan, old.secret, new.secret)
 
 
 # -- in-process: targets, self-rotation, error text ----------------------------------------------------------

@@ -7,13 +7,11 @@ connection the way a worker does and checks it with a real platform call.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 from airflow_versions import airflow_logs_at_level, dag_bag
 from messaging_platform_emulator.airflow_api_server import (
-    files_containing,
     wire_secrets,
     xcom_value,
 )
@@ -61,7 +59,7 @@ def run_failure_dag(api: Any) -> dict[str, dict[str, Any]]:
     return {ti.task_id: xcom_value(api, DAG_ID, run.run_id, ti.task_id) for ti in run.get_task_instances()}
 
 
-def test_every_failure_point_leaves_a_working_credential_and_a_retry_finishes(platform, airflow_api, capfd):
+def test_every_failure_point_leaves_a_working_credential_and_a_retry_finishes(home_scan, platform, airflow_api, capfd):
     rows = run_failure_dag(airflow_api.api())
     assert set(rows) == set(EXPECTED)
     for point, (step, holds, keys_left) in EXPECTED.items():
@@ -90,4 +88,4 @@ def test_every_failure_point_leaves_a_working_credential_and_a_retry_finishes(pl
     assert len(secrets) > len(EXPECTED)
     captured = capfd.readouterr()
     assert not [s for s in secrets if s in captured.out + captured.err]
-    assert files_containing(Path(os.environ["AIRFLOW_HOME"]), secrets) == []
+    assert home_scan.leaks(secrets) == []

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
@@ -53,7 +52,7 @@ def test_a_connection_as_the_form_saves_it_makes_no_short_secret_warning(monkeyp
     assert "too short" not in caplog.text
 
 
-def test_a_dag_run_leaves_no_secret_in_output_logs_or_xcom(platform, airflow_db):
+def test_a_dag_run_leaves_no_secret_in_output_logs_or_xcom(home_scan, platform, airflow_db):
     """
     Run as users do, ``airflow dags test`` in its own process. The DAG makes the platform hand out three secrets;
     none may reach the output, the task logs or the metadata database (XCom, rendered fields).
@@ -71,8 +70,6 @@ def test_a_dag_run_leaves_no_secret_in_output_logs_or_xcom(platform, airflow_db)
     (key,) = [k for k in hook.list_api_keys() if k["Label"].startswith("Masking probe")]
     current = hook.get_api_key(key["Id"])["Secret"]  # the secret after the change, as the DAG read it
     assert any(r["method"] == "PUT" for r in platform.requests())
-    home = Path(os.environ["AIRFLOW_HOME"])
     for secret in (current, platform.seed.api_secret):
         assert secret not in output
-        leaks = [p for p in home.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
-        assert leaks == [], f"secret found in {leaks}"
+        assert home_scan.leaks([secret]) == [], "secret found"

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import requests
 
@@ -29,6 +29,22 @@ ONE_TIME = {"ScheduleTypeId": 2, "RunAt": "09:00:00", "StartFrom": "2026-12-01T0
 PARKED = {"pending_seconds": 3600, "processing_seconds": 0.05}
 #: Ends soon after it is told to.
 SOON = {"pending_seconds": 0.05, "processing_seconds": 0.1}
+#: How long a test waits for something that takes milliseconds on an idle machine: generous for a loaded one.
+PATIENCE = 30.0
+
+T = TypeVar("T")
+
+
+def wait_until(condition: Callable[[], T], what: str, timeout: float = PATIENCE, interval: float = 0.02) -> T:
+    """Poll ``condition`` until it returns a true value, and return that; fail naming ``what`` at the deadline."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"still not the case after {timeout:g} s: {what} (last seen: {value!r})")
+        time.sleep(interval)
 
 
 def schedule_path(action_id: Any, schedule_id: Any) -> str:
@@ -96,6 +112,16 @@ class Lifecycle:
         return str(MessagingPlatformHook().get_schedule(action_id, schedule_id)["ProcessStatus"])
 
 
+@contextmanager
+def frozen_clock(lifecycle: Lifecycle) -> Iterator[None]:
+    """The emulator's clock stands still inside (moved on only by ``clock(advance_seconds=...)``), then runs again."""
+    lifecycle.clock(scale=0)
+    try:
+        yield
+    finally:
+        lifecycle.clock(scale=1)
+
+
 def gets(platform: Any, action_id: Any, schedule_id: Any) -> list[dict[str, Any]]:
     """The recorded GETs of one schedule, oldest first."""
     path = schedule_path(action_id, schedule_id)
@@ -115,29 +141,37 @@ class WhenPolled:
         #: pooled trigger clients open in this process when the move fired: 1 while a trigger is waiting on it
         self.clients_open_at_fire: dict[str, int] = {}
         self.errors: list[BaseException] = []
+        #: scans of the request record done so far, and the last request ``seq`` they covered
+        self.rounds = 0
+        self.since = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="when-polled", daemon=True)
 
     def _run(self) -> None:
         from messaging_platform_provider.triggers.pool import clients_open
 
-        since = 0
         while not self._stop.is_set() and len(self.fired) < len(self.moves):
             try:
-                response = requests.get(f"{self.platform.control}/requests", params={"since": since}, timeout=10)
+                response = requests.get(f"{self.platform.control}/requests", params={"since": self.since}, timeout=10)
                 response.raise_for_status()
                 for record in response.json():
-                    since = max(since, record["seq"])
+                    self.since = max(self.since, record["seq"])
                     path = record["path"]
                     if record["method"] == "GET" and record["status"] == 200 and path in self.moves:
                         if path not in self.fired:
                             self.clients_open_at_fire[path] = clients_open()
                             self.moves[path]()
                             self.fired[path] = time.monotonic()
+                self.rounds += 1
             except BaseException as exc:  # reported by __exit__, in the test's thread
                 self.errors.append(exc)
                 return
             self._stop.wait(0.02)
+
+    @property
+    def watching(self) -> bool:
+        """Whether the mover still scans the record (it stops once every move has fired)."""
+        return self._thread.is_alive()
 
     def __enter__(self) -> WhenPolled:
         self._thread.start()
@@ -251,29 +285,40 @@ def run_dag(dag_id: str, conf: dict[str, Any]) -> DagOutcome:
 
 def test_a_one_time_schedule_goes_pending_processing_then_its_outcome(platform):
     life = Lifecycle(platform)
-    schedule = life.new_schedule(pending_seconds=0.15, processing_seconds=0.15, outcome="Failed")
-    seen = [life.status(5001, schedule["Id"])]
-    deadline = time.monotonic() + 5
-    while seen[-1] != "Failed" and time.monotonic() < deadline:
-        time.sleep(0.03)
-        status = life.status(5001, schedule["Id"])
-        if status != seen[-1]:
-            seen.append(status)
-    assert seen == ["Pending", "Processing", "Failed"]
+    # On a clock that only the test moves, every status is seen, however slowly the machine answers.
+    with frozen_clock(life):
+        schedule = life.new_schedule(pending_seconds=0.15, processing_seconds=0.15, outcome="Failed")
+        seen = [life.status(5001, schedule["Id"])]
+        for seconds in (0.1, 0.1, 0.2):  # 0.1 s: still Pending; 0.2 s: Processing; 0.4 s: ended
+            life.clock(advance_seconds=seconds)
+            seen.append(life.status(5001, schedule["Id"]))
+    assert seen == ["Pending", "Pending", "Processing", "Failed"]
+    # On the running clock (as the wait tests use it) the run moves on by itself, through the same statuses.
+    order = ["Pending", "Processing", "Failed"]
+    schedule = life.new_schedule(pending_seconds=0.05, processing_seconds=0.05, outcome="Failed")
+    seen = [schedule["ProcessStatus"]]
+
+    def ended() -> bool:
+        seen.append(life.status(5001, schedule["Id"]))
+        return seen[-1] == "Failed"
+
+    wait_until(ended, "the schedule's run ended Failed on the running clock")
+    assert seen[0] == "Pending" and set(seen) <= set(order) and seen == sorted(seen, key=order.index), seen
 
 
 def test_a_parked_schedule_stays_pending_until_moved_on_or_aborted(platform):
     life = Lifecycle(platform)
-    with parked_by_default(life):
-        first = life.new_schedule()
-        second = life.new_schedule()
-    assert life.default()["pending_seconds"] != PARKED["pending_seconds"]  # the defaults came back
-    time.sleep(0.3)
-    assert life.status(5001, first["Id"]) == life.status(5001, second["Id"]) == "Pending"
-    life.behave(first["Id"], pending_seconds=0, processing_seconds=0, outcome="Completed")
-    assert life.abort(second["Id"])["ProcessStatus"] == "Aborted"
-    assert life.status(5001, first["Id"]) == "Completed"
-    assert life.status(5001, second["Id"]) == "Aborted"
+    with frozen_clock(life):
+        with parked_by_default(life):
+            first = life.new_schedule()
+            second = life.new_schedule()
+        assert life.default()["pending_seconds"] != PARKED["pending_seconds"]  # the defaults came back
+        life.clock(advance_seconds=3000)  # 50 emulator minutes: the defaults would have ended a run in a second
+        assert life.status(5001, first["Id"]) == life.status(5001, second["Id"]) == "Pending"
+        life.behave(first["Id"], pending_seconds=0, processing_seconds=0, outcome="Completed")
+        assert life.abort(second["Id"])["ProcessStatus"] == "Aborted"
+        assert life.status(5001, first["Id"]) == "Completed"
+        assert life.status(5001, second["Id"]) == "Aborted"
 
 
 def test_deleting_a_voice_call_makes_its_schedule_routes_answer_404(platform):
@@ -296,18 +341,17 @@ def test_when_polled_fires_each_move_once_after_the_first_answered_read(platform
     schedule = life.new_schedule(**PARKED)
     path = schedule_path(5001, schedule["Id"])
     calls: list[int] = []
+    # The mover thread may be slow to run on a loaded machine: every wait on it is a minute long.
     with WhenPolled(platform, {path: lambda: calls.append(life.behave(schedule["Id"], **SOON)["Id"])}) as mover:
-        time.sleep(0.1)
-        assert calls == []  # nobody read it yet
-        assert life.status(5001, schedule["Id"]) == "Pending"
-        deadline = time.monotonic() + 60  # generous: the mover thread may be slow to run on a loaded machine
-        while not calls and time.monotonic() < deadline:
-            time.sleep(0.02)
-        life.status(5001, schedule["Id"])
-        time.sleep(0.1)
+        wait_until(lambda: mover.rounds >= 1 or mover.errors, "the mover scanned the request record", 60)
+        assert calls == []  # it has seen every request made so far, and nobody read the schedule yet
+        assert life.status(5001, schedule["Id"]) == "Pending"  # the first read
+        wait_until(lambda: calls or mover.errors, "the mover fired after the first read", 60)
+        life.status(5001, schedule["Id"])  # a second read, which must not fire the move again
+        second = gets(platform, 5001, schedule["Id"])[-1]["seq"]
+        wait_until(lambda: not mover.watching or mover.since >= second, "the mover saw the second read", 60)
     assert calls == [schedule["Id"]] and list(mover.fired) == [path]
-    time.sleep(0.2)
-    assert life.status(5001, schedule["Id"]) == "Completed"
+    wait_until(lambda: life.status(5001, schedule["Id"]) == "Completed", "the moved schedule ended Completed")
 
 
 def rotate_key(platform: Any, *, write_to_connection: bool) -> dict[str, Any]:

@@ -14,22 +14,35 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from datetime import datetime, timezone
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 import requests
-from test_wait_helpers import PARKED, SOON, Lifecycle, WhenPolled, gets, key_of, rotate_key, schedule_path
+from test_wait_helpers import (
+    PARKED,
+    PATIENCE,
+    SOON,
+    Lifecycle,
+    WhenPolled,
+    gets,
+    key_of,
+    rotate_key,
+    schedule_path,
+)
 
 from airflow_versions import serde
 from messaging_platform_provider.client.async_client import DEFAULT_MAX_CONNECTIONS
+from messaging_platform_provider.triggers import schedule as schedule_module
 from messaging_platform_provider.triggers.pool import clients_open
 from messaging_platform_provider.triggers.schedule import MessagingPlatformScheduleTrigger
 from messaging_platform_provider.waiting import deadline_after, seconds_left
 
 CONN_ID = "messaging_platform_default"
+#: A trigger run here that has sent no event after this long is stuck (its own deadline is 30 s unless told).
+RUN_LIMIT = 60.0
 
 
 def trigger(schedule_ids: list[Any], action_id: Any = 5001, **kwargs: Any) -> MessagingPlatformScheduleTrigger:
@@ -44,19 +57,33 @@ def trigger(schedule_ids: list[Any], action_id: Any = 5001, **kwargs: Any) -> Me
     return MessagingPlatformScheduleTrigger(**values)
 
 
-async def first_event(t: MessagingPlatformScheduleTrigger) -> dict[str, Any]:
+async def first_event(t: MessagingPlatformScheduleTrigger, limit: float = RUN_LIMIT) -> dict[str, Any]:
     """The trigger's first event (as the triggerer takes it), then the generator is closed."""
     events = t.run()
     try:
-        event = await anext(events)
+        event = await asyncio.wait_for(anext(events), limit)
+    except asyncio.TimeoutError:
+        raise AssertionError(f"the trigger sent no event within {limit:g} s") from None
     finally:
         await events.aclose()
     payload: dict[str, Any] = event.payload
     return payload
 
 
-def run_trigger(t: MessagingPlatformScheduleTrigger) -> dict[str, Any]:
-    return asyncio.run(first_event(t))
+def run_trigger(t: MessagingPlatformScheduleTrigger, limit: float = RUN_LIMIT) -> dict[str, Any]:
+    return asyncio.run(first_event(t, limit))
+
+
+async def until(condition: Callable[[], Awaitable[Any]], what: str, timeout: float = PATIENCE) -> Any:
+    """Await ``condition()`` every 20 ms until it gives a true value (returned); fail naming ``what`` at the end."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = await condition()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"still not the case after {timeout:g} s: {what} (last seen: {value!r})")
+        await asyncio.sleep(0.02)
 
 
 # -- deadlines ------------------------------------------------------------------------------------
@@ -71,13 +98,20 @@ def test_a_deadline_already_passed_polls_once_then_reports_timeout(platform):
     assert clients_open() == 0
 
 
-def test_the_deadline_ends_a_wait_in_progress(platform):
+def test_the_deadline_ends_a_wait_in_progress(platform, monkeypatch):
     schedule = Lifecycle(platform).new_schedule(**PARKED)
-    started = time.monotonic()
-    event = run_trigger(trigger([schedule["Id"]], deadline=deadline_after(0.4)))
-    assert event["outcome"] == "timeout"
-    assert 0.35 <= time.monotonic() - started < 3
-    assert len(gets(platform, 5001, schedule["Id"])) >= 3
+    # The first poll at once, and the next one due in ten minutes: only the deadline can end the pause between them
+    # before the run limit (30 s). The deadline leaves the first poll 3 s, ample on a loaded machine.
+    monkeypatch.setattr(schedule_module, "FIRST_POLL_SPREAD", 0.0)
+    t = trigger([schedule["Id"]], poll_interval=600, deadline=deadline_after(3))
+    event = run_trigger(t, limit=30)
+    assert event["outcome"] == "timeout" and "deadline" in event["message"]
+    assert datetime.now(timezone.utc) >= datetime.fromisoformat(t.deadline)  # not before it
+    reads = gets(platform, 5001, schedule["Id"])
+    # The first read (Pending) came before the deadline and the wait went on; the pause was cut at the deadline
+    # (a timer may fire a hair early: then one more short pause and read).
+    assert len(reads) >= 2, "the first poll came after the deadline: the machine was too slow for this test"
+    assert len(reads) <= 4 and {r["status"] for r in reads} == {200}
 
 
 # -- transient errors -----------------------------------------------------------------------------
@@ -146,19 +180,25 @@ def test_a_wait_survives_a_key_rotation_by_re_reading_the_connection_once(platfo
 def test_a_trigger_rebuilt_from_serialize_mid_wait_finishes_it_with_the_same_deadline(platform):
     deserialize, serialize = serde().deserialize, serde().serialize
 
-    schedule = Lifecycle(platform).new_schedule(pending_seconds=1.0, processing_seconds=0.1, outcome="Completed")
-    original = trigger([schedule["Id"]], deadline=deadline_after(20))
+    life = Lifecycle(platform)
+    schedule = life.new_schedule(**PARKED)
+    original = trigger([schedule["Id"]], deadline=deadline_after(60))
     deadline = datetime.fromisoformat(original.deadline)
+
+    async def reads() -> int:
+        return len(await asyncio.to_thread(gets, platform, 5001, schedule["Id"]))
 
     async def scenario() -> tuple[dict[str, Any], MessagingPlatformScheduleTrigger, int]:
         running = asyncio.create_task(first_event(original))
-        await asyncio.sleep(0.4)
+        # Stopped once it has polled twice, its schedule Pending (parked: it cannot end meanwhile).
+        await until(lambda: reads_or_end(running, reads), "the first trigger polled its schedule twice")
         assert not running.done() and clients_open() == 1
         running.cancel()  # the triggerer stops it (restart, or the trigger moves to another triggerer)
         with pytest.raises(asyncio.CancelledError):
             await running
         assert clients_open() == 0  # the pooled client closed with its last user
-        reads_before = len(gets(platform, 5001, schedule["Id"]))
+        reads_before = await reads()
+        await asyncio.to_thread(life.behave, schedule["Id"], outcome="Completed", **SOON)  # ends soon from now
         classpath, kwargs = original.serialize()
         kwargs = deserialize(serialize(kwargs))  # as stored in the metadata database and read back
         module, _, name = classpath.rpartition(".")
@@ -174,7 +214,15 @@ def test_a_trigger_rebuilt_from_serialize_mid_wait_finishes_it_with_the_same_dea
     assert rebuilt.serialize() == original.serialize()
     assert datetime.fromisoformat(rebuilt.deadline) == deadline  # the same absolute instant, not restarted
     left = seconds_left(rebuilt.deadline, datetime.now(timezone.utc))
-    assert left is not None and left < 20 - 0.4
+    assert left is not None and left < 60
+
+
+async def reads_or_end(task: asyncio.Task[Any], reads: Callable[[], Awaitable[int]]) -> bool:
+    """Whether the schedule was read twice; a trigger that has already ended ends the wait (its error is raised)."""
+    if task.done():
+        task.result()
+        return True
+    return await reads() >= 2
 
 
 # -- the event loop: nothing blocks it, and one connection shares one client -------------------------------
@@ -266,66 +314,126 @@ def own_process_emulator(monkeypatch) -> Iterator[SimpleNamespace]:
         proc.wait(10)
 
 
+#: A turn of the event loop this late means something blocked it: far above what a loaded machine causes.
+BLOCKED = 1.0
+#: How long the emulator takes over a few polls of the fifty-triggers test: a trigger that waited for an answer
+#: synchronously (a blocking HTTP call) would hold the loop this long.
+SLOW_ANSWER = 3.0
+
+
+class LoopWatch:
+    """A heartbeat on the event loop: the longest it waited for its turn beyond its own 10 ms sleep."""
+
+    def __init__(self) -> None:
+        self.longest = 0.0
+
+    @property
+    def blocked(self) -> bool:
+        return self.longest >= BLOCKED
+
+    async def run(self) -> None:
+        while True:
+            before = time.monotonic()
+            await asyncio.sleep(0.01)
+            self.longest = max(self.longest, time.monotonic() - before - 0.01)
+
+
 def test_fifty_triggers_share_one_client_and_never_block_the_loop(own_process_emulator, caplog):
     life = Lifecycle(own_process_emulator)
     life.clock(scale=0)  # every schedule starts its 0.8 s run at the same emulator instant, when the clock runs
     ids = [life.new_schedule(pending_seconds=0.5, processing_seconds=0.3)["Id"] for _ in range(50)]
     assert {life.status(5001, ids[0]), life.status(5001, ids[-1])} == {"Pending"}
     requests.delete(f"{own_process_emulator.control}/requests", timeout=10).raise_for_status()
+    # The emulator answers three polls after SLOW_ANSWER seconds (in its own process, without blocking the others).
+    slow = {"kind": "delay", "delay": SLOW_ANSWER, "count": 3, "method": "GET", "path": r"/schedule/\d+$"}
+    requests.post(f"{own_process_emulator.control}/faults", json=slow, timeout=10).raise_for_status()
     caplog.set_level(logging.WARNING, logger="asyncio")
     # The control reads made while the triggers run share one keep-alive connection (counted below).
     control = requests.Session()
 
     def polls_per_schedule() -> Counter[str]:
+        """Answered reads per schedule id."""
         records = control.get(f"{own_process_emulator.control}/requests", timeout=10).json()
         return Counter(
-            r["path"].rsplit("/", 1)[-1] for r in records if r["method"] == "GET" and "/schedule/" in r["path"]
+            r["path"].rsplit("/", 1)[-1]
+            for r in records
+            if r["method"] == "GET" and "/schedule/" in r["path"] and r["status"] is not None
         )
 
+    watch = LoopWatch()
+
     async def main() -> tuple[list[dict[str, Any]], list[int]]:
-        loop = asyncio.get_running_loop()
-        # The pooled client is built once per connection and loop (httpx loads the CA bundle, ~30 ms here):
-        # that one step is left out; every poll, backoff and event of the 50 triggers is judged.
-        loop.slow_callback_duration = 60.0
-        first = asyncio.create_task(first_event(trigger([ids[0]], poll_interval=0.1)))
-        while clients_open() == 0 and not first.done():  # a trigger that died ends the wait: its error is raised
-            await asyncio.sleep(0.002)
-        loop.slow_callback_duration = 0.05
-        tasks = [first] + [asyncio.create_task(first_event(trigger([s], poll_interval=0.1))) for s in ids[1:]]
-        open_counts = []
-        # Every trigger reads its schedule Pending while the emulator's clock stands still, however late a loaded
-        # machine starts it; only then does the clock run, so each one waits through Pending and Processing.
-        while len(await asyncio.to_thread(polls_per_schedule)) < len(ids):
-            await asyncio.sleep(0.05)
-        await asyncio.to_thread(control.post, f"{own_process_emulator.control}/clock", json={"scale": 1}, timeout=10)
-        while not all(t.done() for t in tasks):
-            await asyncio.sleep(0.02)
-            open_counts.append(clients_open())
-        return [t.result() for t in tasks], open_counts
+        # Debug mode logs each step that held the loop that long, naming it (shown if the heartbeat saw a block).
+        asyncio.get_running_loop().slow_callback_duration = BLOCKED
+        heartbeat = asyncio.create_task(watch.run())
+        tasks = [
+            asyncio.create_task(first_event(trigger([s], poll_interval=0.1, deadline=deadline_after(300)), 300))
+            for s in ids
+        ]
+        open_counts: list[int] = []
+
+        async def wait_for(condition: Callable[[], Awaitable[bool]], what: str) -> None:
+            """Until ``condition``, sampling the open clients; a blocked loop or a trigger that died ends it early."""
+            deadline = time.monotonic() + 120
+            while not watch.blocked:
+                open_counts.append(clients_open())
+                for t in tasks:
+                    if t.done():
+                        t.result()  # a trigger that died: its error is raised
+                if await condition():
+                    return
+                assert time.monotonic() < deadline, f"still not the case after 120 s: {what}"
+                await asyncio.sleep(0.02)
+
+        async def all_read() -> bool:
+            return len(await asyncio.to_thread(polls_per_schedule)) == len(ids)
+
+        async def all_done() -> bool:
+            return all(t.done() for t in tasks)
+
+        try:
+            # Every trigger reads its schedule Pending while the emulator's clock stands still, however late a
+            # loaded machine starts it or the emulator answers; only then does the clock run, so each one waits
+            # through Pending and Processing.
+            await wait_for(all_read, "every trigger read its schedule once")
+            if watch.blocked:
+                return [], open_counts
+            clock = f"{own_process_emulator.control}/clock"
+            await asyncio.to_thread(control.post, clock, json={"scale": 1}, timeout=10)
+            await wait_for(all_done, "every trigger sent its event")
+            return ([] if watch.blocked else [t.result() for t in tasks]), open_counts
+        finally:
+            heartbeat.cancel()
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(heartbeat, *tasks, return_exceptions=True)
 
     # A full collection of this test process's heap (Airflow, the DAG bags of other tests) would stall the loop
-    # for a tenth of a second or more and be reported as a slow step of whichever trigger ran then.
+    # for a tenth of a second or more (longer on a loaded machine), in whichever trigger ran then.
     gc.collect()
     gc.freeze()
     try:
         before = life.connections()
-        events, open_counts = asyncio.run(asyncio.wait_for(main(), timeout=120), debug=True)
+        events, open_counts = asyncio.run(main(), debug=True)
     finally:
         gc.unfreeze()
     polls = polls_per_schedule()
     control.close()
     after = life.connections()
 
-    slow = [r.getMessage() for r in caplog.records if r.name == "asyncio" and "took" in r.getMessage()]
-    assert slow == [], slow  # debug mode logs "Executing <...> took N seconds" for each blocking step
+    # Debug mode logs "Executing <...> took N seconds" for each step that held the loop BLOCKED seconds or more.
+    steps = [r.getMessage() for r in caplog.records if r.name == "asyncio" and "took" in r.getMessage()]
+    assert not watch.blocked and steps == [], f"the event loop was held {watch.longest:.2f} s at once: {steps}"
     assert [e["outcome"] for e in events] == ["success"] * 50  # each after waiting through Pending and Processing
     assert {int(s) for e in events for s in e["schedules"]} == set(ids)
     assert set(polls) == {str(i) for i in ids} and min(polls.values()) >= 2  # read waiting, then read ended
-    # One client from the first trigger's start to the last one's end (the last samples may follow its close,
-    # while the last trigger's task is still finishing).
+    # One client from the first trigger's start to the last one's end (the first samples may come before it opens,
+    # the last ones after it closed, while the last trigger's task is still finishing).
     while open_counts and open_counts[-1] == 0:
         open_counts.pop()
-    assert len(open_counts) >= 5 and set(open_counts) == {1}
+    while open_counts and open_counts[0] == 0:
+        open_counts.pop(0)
+    assert len(open_counts) >= 5 and set(open_counts) == {1}, open_counts
     assert clients_open() == 0
     # At most DEFAULT_MAX_CONNECTIONS connections for 50 triggers, +2: the control session and the GET that read
     # "after"; the control session stays open during the run, so it may add one to the peak.

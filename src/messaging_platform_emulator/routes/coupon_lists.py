@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from .deps import BodyDep, KeyDep, StateDep, listing, ok
+from .deps import BodyDep, KeyDep, PathText, StateDep, listing, ok
 
 router = APIRouter(tags=["external coupon lists"])
 BASE = "/account/{account_id}/external-couponlist"
@@ -47,13 +47,13 @@ async def list_coupon_codes(account_id: int, coupon_list_id: int, key: KeyDep, s
 
 @router.get(CODE)
 async def get_coupon_code(
-    account_id: int, coupon_list_id: int, coupon_code: str, key: KeyDep, state: StateDep
+    account_id: int, coupon_list_id: int, coupon_code: PathText, key: KeyDep, state: StateDep
 ) -> Response:
     return ok(state.coupon_lists.get_code(key, account_id, coupon_list_id, coupon_code))
 
 
 @router.delete(CODE)
 async def delete_coupon_code(
-    account_id: int, coupon_list_id: int, coupon_code: str, key: KeyDep, state: StateDep
+    account_id: int, coupon_list_id: int, coupon_code: PathText, key: KeyDep, state: StateDep
 ) -> Response:
     return ok(state.coupon_lists.delete_code(key, account_id, coupon_list_id, coupon_code))

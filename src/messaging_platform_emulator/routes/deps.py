@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import Annotated, Any, Protocol, TypeVar
+from urllib.parse import unquote
 
 from fastapi import Depends, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
+from pydantic import AfterValidator
 
 from ..emulator import Emulator
 from ..errors import UNKNOWN_ERROR, ErrorDetail, PlatformError
@@ -39,6 +41,10 @@ def get_api_key(request: Request, state: Annotated[PlatformState, Depends(get_st
     """The authenticated API key (401 otherwise); resolved before any path or body check."""
     return authenticate(state, request.headers.get("authorization"))
 
+
+#: A text path value (coupon code, channel, keyword): the middleware routes with ``%`` and ``/`` inside a segment
+#: still escaped, so that ``A%2F1`` is one segment; this gives the value as the caller wrote it.
+PathText = Annotated[str, AfterValidator(unquote)]
 
 EmulatorDep = Annotated[Emulator, Depends(get_emulator)]
 StateDep = Annotated[PlatformState, Depends(get_state)]

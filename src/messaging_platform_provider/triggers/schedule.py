@@ -74,8 +74,11 @@ class MessagingPlatformScheduleTrigger(BaseTrigger):
         freeze_startup_heap()
         watch = Watch(self.rules, self.action_id, self.schedule_ids)
         async with shared_client(self.conn_id) as client:
-            # Triggers restored together (a triggerer start) would all poll at once: spread the first poll.
-            await asyncio.sleep(random.uniform(0, min(self.poll_interval, FIRST_POLL_SPREAD)))
+            # Triggers restored together (a triggerer start) would all poll at once: spread the first poll, but
+            # never past the deadline.
+            spread = min(self.poll_interval, FIRST_POLL_SPREAD)
+            left = seconds_left(self.deadline)
+            await asyncio.sleep(random.uniform(0, spread if left is None else max(0.0, min(spread, left))))
             while True:
                 for schedule_id in watch.pending():
                     try:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
 from messaging_platform_provider.client.errors import MessagingPlatformApiError
 from messaging_platform_provider.client.once import CreateOnce, create_once
+
+log = logging.getLogger(__name__)
 
 
 class ApiBase:
@@ -44,11 +47,15 @@ class ApiBase:
         return create_once(self.call, operation, body, once, account_id=account_id, path_params=path_params)
 
     def _delete(self, operation: str, missing_ok: bool, **kwargs: Any) -> bool:
-        """Delete; ``True`` if it was there. With ``missing_ok`` a resource already gone counts as success."""
+        """
+        Delete; ``True`` if it was there. With ``missing_ok`` a resource already gone counts as success: the answer
+        is ``False`` and a warning says that nothing was deleted, quoting the platform's 404.
+        """
         try:
             self.call(operation, **kwargs)
         except MessagingPlatformApiError as exc:
             if missing_ok and exc.is_not_found:
+                log.warning("Nothing deleted (missing_ok): %s", exc)
                 return False
             raise
         return True
