@@ -113,7 +113,7 @@ def test_the_wait_timeout_is_an_ordinary_failure(platform, make):
     with pytest.raises(AirflowException, match="deadline") as raised:
         op.execute(task_context(op))
     assert not isinstance(raised.value, (AirflowFailException, AirflowSensorTimeout))  # Airflow may retry it
-    assert 0.3 <= time.monotonic() - started < 5
+    assert 0.3 <= time.monotonic() - started < 60  # not before the timeout; long before the 600 s pytest limit
 
 
 def test_without_wait_for_completion_the_create_returns_at_once(platform):

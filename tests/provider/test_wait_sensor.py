@@ -104,7 +104,7 @@ def test_poke_mode_times_out_with_a_sensor_timeout(platform):
     started = time.monotonic()
     with pytest.raises(AirflowSensorTimeout):
         poke_run(sensor(5001, schedule["Id"], timeout=0.4))
-    assert 0.4 <= time.monotonic() - started < 5
+    assert 0.4 <= time.monotonic() - started < 60  # not before the timeout; long before the 600 s pytest limit
     assert len(gets(platform, 5001, schedule["Id"])) >= 2
 
 
