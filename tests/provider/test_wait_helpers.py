@@ -155,6 +155,8 @@ class WhenPolled:
                 response = requests.get(f"{self.platform.control}/requests", params={"since": self.since}, timeout=10)
                 response.raise_for_status()
                 for record in response.json():
+                    if record["status"] is None and record["fault"] not in ("drop", "commit_then_drop"):
+                        break  # still being answered (recorded on arrival): read it again next round
                     self.since = max(self.since, record["seq"])
                     path = record["path"]
                     if record["method"] == "GET" and record["status"] == 200 and path in self.moves:
