@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -95,6 +96,17 @@ def airflow_db() -> None:
 def emulator_server() -> Iterator[EmulatorServer]:
     with EmulatorServer() as server:
         yield server
+
+
+@pytest.fixture
+def closed_port() -> Iterator[int]:
+    """
+    A local TCP port where nobody listens, from the OS: bound but never listening, so a connection to it is refused,
+    and held for the test so that nothing else takes it meanwhile.
+    """
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as held:
+        held.bind(("127.0.0.1", 0))
+        yield held.getsockname()[1]
 
 
 @pytest.fixture

@@ -258,3 +258,17 @@ def add_callback_record(platform: Any, callback_type: int, url: str) -> dict[str
     response.raise_for_status()
     record: dict[str, Any] = response.json()
     return record
+
+
+def transaction_sizes(store: Any, monkeypatch: Any) -> list[int]:
+    """The number of callbacks in each transaction ``store`` opens from now on (its ``add_many`` calls), in order."""
+    sizes: list[int] = []
+    real = store.add_many
+
+    def add_many(items: Any) -> list[bool]:
+        sizes.append(len(items))
+        result: list[bool] = real(items)
+        return result
+
+    monkeypatch.setattr(store, "add_many", add_many)
+    return sizes

@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
-from callback_helpers import BOUND_TOKEN, TOKEN, callback, post
+from callback_helpers import BOUND_TOKEN, TOKEN, callback, post, transaction_sizes
 from fastapi import FastAPI
 
 from messaging_platform_provider.callbacks.plugin import LazyReceiverApp
@@ -109,14 +109,7 @@ def test_one_unstorable_callback_never_fails_the_others_of_its_batch(store, monk
     good = [item() for _ in range(6)]
     bad = item(account_id=2**63)  # the database driver refuses it
     writer = BatchWriter(store)
-    transactions: list[int] = []  # the size of each transaction the writer opened
-    real = store.add_many
-
-    def add_many(items: Any) -> list[bool]:
-        transactions.append(len(items))
-        return real(items)
-
-    monkeypatch.setattr(store, "add_many", add_many)
+    transactions = transaction_sizes(store, monkeypatch)
 
     async def run() -> list[Any]:
         submits = [writer.submit(i) for i in good[:3] + [bad] + good[3:]]

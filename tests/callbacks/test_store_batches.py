@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 import pytest
-from callback_helpers import callback
+from callback_helpers import callback, transaction_sizes
 
 from messaging_platform_provider.callbacks.models import parse_callback
 from messaging_platform_provider.callbacks.store import CallbackStore, NewCallback
@@ -91,14 +91,7 @@ def test_the_writer_stores_a_resend_within_its_batch_once_in_the_same_transactio
     The batch must commit as it is (a repeat is no reason to fail it and store its callbacks one by one), the
     original answered "stored" and the resend, in whatever spelling of the GUID, "duplicate".
     """
-    transactions: list[int] = []  # the size of each transaction the writer opened
-    real = store.add_many
-
-    def add_many(items: Any) -> list[bool]:
-        transactions.append(len(items))
-        return real(items)
-
-    monkeypatch.setattr(store, "add_many", add_many)
+    transactions = transaction_sizes(store, monkeypatch)
     bodies = [
         callback(1, TransactionId=A, Keyword="join", PhoneNumber="+1 555 010 0001"),
         callback(1, TransactionId=B, Keyword="stop", PhoneNumber="+15550100002"),

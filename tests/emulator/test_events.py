@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 import threading
 import time
 import uuid
@@ -73,17 +72,6 @@ def sink() -> Iterator[Recorder]:
     recorder = Recorder()
     yield recorder
     recorder.close()
-
-
-@pytest.fixture
-def closed_port() -> Iterator[int]:
-    """
-    A local TCP port where nobody listens, from the OS: bound but never listening, so a connection to it is refused,
-    and held for the test so that nothing else takes it meanwhile.
-    """
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as held:
-        held.bind(("127.0.0.1", 0))
-        yield held.getsockname()[1]
 
 
 def record(emu, callback_type: int, url: str, active: bool = True) -> dict[str, Any]:

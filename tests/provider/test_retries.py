@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import socket
-from collections.abc import Iterator
-
 import pytest
 from operator_context import clear_requests
 from test_wait_helpers import key_of, rotate_key
@@ -77,17 +74,6 @@ def test_get_is_resent_after_a_dropped_connection(platform, hook):
     platform.fault(kind="drop", count=1, method="GET")
     assert hook.list_campaigns() == []
     assert [r["fault"] for r in platform.requests()] == ["drop", None]
-
-
-@pytest.fixture
-def closed_port() -> Iterator[int]:
-    """
-    A local TCP port where nobody listens, from the OS: bound but never listening, so a connection to it is refused,
-    and held for the test so that nothing else takes it meanwhile.
-    """
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as held:
-        held.bind(("127.0.0.1", 0))
-        yield held.getsockname()[1]
 
 
 def test_connection_refused_is_retried_then_reported(platform, monkeypatch, closed_port):

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from test_wait_helpers import ONE_TIME, PARKED, Lifecycle, gets
+from test_wait_trigger import first_event
 
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 from messaging_platform_provider.hooks.schedule_wait import wait_until_done
@@ -55,15 +56,6 @@ def trigger(action_id: int, schedule_ids: list[int], deadline: str) -> Messaging
         poll_interval=0.05,
         deadline=deadline,
     )
-
-
-async def first_event(t: MessagingPlatformScheduleTrigger) -> dict[str, Any]:
-    events = t.run()
-    try:
-        payload: dict[str, Any] = (await anext(events)).payload
-    finally:
-        await events.aclose()
-    return payload
 
 
 @pytest.mark.parametrize("path", ["worker", "trigger"])
