@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 UV_VERSION := 0.13.9
 STAMP := $(VENV)/.installed
 
-.PHONY: venv demo test lint typecheck pytest postgres fuzz docs browser-test system-test test-matrix check-dist lock clean
+.PHONY: venv demo test lint typecheck pytest postgres fuzz mutation soak docs browser-test system-test test-matrix check-dist lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +52,20 @@ test: lint typecheck pytest
 FUZZ_TESTS := tests/callbacks/test_receiver_properties.py tests/provider/test_path_values.py
 fuzz: venv postgres
 	HYPOTHESIS_PROFILE=long $(BIN)/pytest -q -p no:cacheprovider --hypothesis-show-statistics $(FUZZ_TESTS)
+
+# Mutation testing with mutmut (docs/mutation.md): the client, the waiting code and the callback receiver are mutated
+# in a copy under mutants/, and the fast tests that call them run against each mutant, two at a time. Prints the
+# counts and the survivors (also in build/mutation/survivors.txt); survivors do not fail it, a failed run does.
+# `make mutation MUTATION_ARGS="--keep 'messaging_platform_provider.client.retry.*'"` re-runs some mutants.
+MUTATION_ARGS ?=
+mutation: venv
+	$(BIN)/python scripts/mutation.py $(MUTATION_ARGS)
+
+# `make test` SOAK_RUNS times in a row on a clean clone of HEAD while another clone runs `make test` over and over
+# beside it (both cores busy); a line per run, a table at the end, exit 1 if any run failed (docs/testing.md).
+SOAK_RUNS ?= 5
+soak: venv
+	$(BIN)/python scripts/soak.py --runs $(SOAK_RUNS)
 
 # The connection form in headless Chromium (Debian's package; installed here when missing and we are root).
 browser-test: venv

@@ -1,0 +1,303 @@
+"""
+Mutation testing of the client, the waiting code and the callback receiver with mutmut 3 (``make mutation``).
+
+    python scripts/mutation.py                     # a fresh run of every mutant (mutants/ is made anew)
+    python scripts/mutation.py --keep 'PATTERN'    # re-run the mutants matching PATTERN (mutmut's names, fnmatch)
+    python scripts/mutation.py --report            # only print and write the report of the last run
+    python scripts/mutation.py --all               # also the modules left out for time (about 1.5 h)
+
+What is mutated, which tests run and mutmut's other settings are in ``[tool.mutmut]`` of pyproject.toml;
+docs/mutation.md says why. mutmut copies ``src/``, ``tests/`` and ``dags/`` to ``mutants/`` (gitignored) and
+mutates the copy: nothing under ``src/`` is changed. It runs in this process: the selected tests once to learn
+which test calls which function, once more unmutated (they must pass), then for every mutant a fork of this process
+runs only the tests that call the mutated function (``--max-children`` at a time, stopping at the first failure).
+
+At the end the counts and the survivors (module, function, one line per mutation) are printed, and written with
+each survivor's diff to ``build/mutation/survivors.txt`` (``summary.json`` beside it has the counts). Survivors are
+reported, not failures: the exit status is 0 when the run completed, non-zero when mutmut itself failed (e.g.
+the unmutated tests failed, or no test reached the mutated code).
+
+This file is also the pytest plugin that mutmut's pytest runs load (``-p mutation``): it deselects the tests
+that cannot be run against mutants (see ``DESELECTED`` and ``AIRFLOW_DB_FIXTURES``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+MUTANTS = REPO / "mutants"
+OUT = REPO / "build" / "mutation"
+#: the run's temporary files (each pytest session's throwaway AIRFLOW_HOME, tmp_path): removed at the end, so that
+#: a mutant whose tests were killed at the time limit leaves nothing in /tmp.
+TMP = OUT / "tmp"
+PG_BIN = Path(os.environ.get("MP_TEST_PG_BIN", "/usr/lib/postgresql/15/bin"))
+#: ``--all``: the modules left out of ``only_mutate`` in pyproject.toml because they make the run about 1.5 h
+#: (their survivors each run most of the selected tests, the slow wait tests among them)
+ALSO_WITH_ALL = [
+    "src/messaging_platform_provider/client/request.py",
+    "src/messaging_platform_provider/client/client.py",
+    "src/messaging_platform_provider/client/async_client.py",
+    "src/messaging_platform_provider/waiting.py",
+]
+
+# -- the pytest plugin ----------------------------------------------------------------------------------------------
+
+#: Tests that use Airflow's metadata database (dag.test(), the secret scans of AIRFLOW_HOME). tests/conftest.py
+#: makes a throwaway AIRFLOW_HOME per pytest session and removes it at the session's end, while Airflow, imported
+#: once in mutmut's process, keeps the first session's: from the second session on (every mutant's) they fail.
+AIRFLOW_DB_FIXTURES = {"airflow_db", "home_scan"}
+
+#: Tests whose code under test runs in a subprocess (which imports the unmutated src/, never a mutant), or that
+#: time the event loop (a verdict the load of two mutants side by side would decide).
+DESELECTED = {
+    # the real Airflow API server app in a subprocess, mounting the receiver through the plugin entry point
+    "test_airflow_api_server_mounts_the_receiver_through_the_plugin_entry_point",
+    # what a trigger imports, and the start-up heap freeze, probed in a fresh interpreter
+    "test_what_a_trigger_imports_in_the_event_loop_is_light",
+    "test_the_first_trigger_in_a_process_freezes_the_start_up_heap",
+    # fifty triggers against an emulator process of their own, with a 1 s bound on a turn of the event loop
+    "test_fifty_triggers_share_one_client_and_never_block_the_loop",
+}
+
+
+def deselection_reason(item: Any) -> str | None:
+    name = getattr(item, "originalname", None) or item.name.partition("[")[0]
+    if name in DESELECTED:
+        return "subprocess or timing"
+    if AIRFLOW_DB_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return "Airflow metadata database"
+    return None
+
+
+def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
+    keep = [item for item in items if deselection_reason(item) is None]
+    if len(keep) < len(items):
+        config.hook.pytest_deselected(items=[item for item in items if deselection_reason(item) is not None])
+        items[:] = keep
+
+
+#: mutmut's exit status for a timeout. A mutant that hangs a test is stopped by pytest-timeout (``--timeout`` in
+#: pyproject.toml), sooner than by mutmut's own limit; the run then ends with this status, so that mutmut counts
+#: it as a timeout rather than a kill.
+TIMEOUT_STATUS = 36
+_timed_out: list[str] = []
+
+
+def pytest_sessionstart(session: Any) -> None:
+    _timed_out.clear()  # this module stays imported from one pytest session to the next
+
+
+def pytest_runtest_logreport(report: Any) -> None:
+    if report.failed and "from pytest-timeout" in str(report.longrepr):
+        _timed_out.append(report.nodeid)
+
+
+def pytest_sessionfinish(session: Any, exitstatus: int) -> None:
+    if _timed_out:
+        session.exitstatus = TIMEOUT_STATUS
+
+
+# -- the run --------------------------------------------------------------------------------------------------------
+
+
+def use_all_modules() -> None:
+    """Add ``ALSO_WITH_ALL`` to mutmut's ``only_mutate`` (read once from pyproject.toml, then kept in memory)."""
+    from mutmut.configuration import config
+
+    config().only_mutate = [*config().only_mutate, *ALSO_WITH_ALL]
+
+
+def run_mutmut(patterns: list[str], max_children: int) -> int:
+    """mutmut's ``run`` in this process; returns its exit status (0: the run completed)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))  # `-p mutation` finds this file
+    from mutmut.__main__ import _run
+
+    main_pid = os.getpid()
+    stopped: list[int] = []
+
+    def terminated(signum: int, frame: Any) -> None:
+        if os.getpid() != main_pid:  # a mutant's fork: mutmut stops its workers with SIGTERM
+            os._exit(128 + signum)
+        stopped.append(signum)
+        raise KeyboardInterrupt  # mutmut stops its workers (and then returns as if done)
+
+    signal.signal(signal.SIGTERM, terminated)
+    signal.signal(signal.SIGINT, terminated)
+    try:
+        _run(patterns, max_children)
+    except SystemExit as stop:  # mutmut says why before it exits
+        return stop.code if isinstance(stop.code, int) else 1
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    return 128 + stopped[0] if stopped else 0
+
+
+def stop_leftover_postgres() -> None:
+    """PostgreSQL servers started by tests/callbacks' fixture in a mutant's run that was killed at its time limit."""
+    for pid_file in sorted(MUTANTS.glob("build/pg-tests-*/data/postmaster.pid")):
+        data = pid_file.parent
+        command = [str(PG_BIN / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"]
+        if os.geteuid() == 0:
+            command = ["runuser", "-u", "postgres", "--", *command]
+        subprocess.run(command, capture_output=True, timeout=60)
+        print(f"stopped a PostgreSQL server left by a killed mutant run ({data})")
+    for root in MUTANTS.glob("build/pg-tests-*"):
+        shutil.rmtree(root, ignore_errors=True)
+
+
+# -- the report -----------------------------------------------------------------------------------------------------
+
+
+def function_of(key: str) -> str:
+    """``pkg.mod.xǁClassǁmethod__mutmut_3`` -> ``Class.method``; ``pkg.mod.x_func__mutmut_3`` -> ``func``."""
+    from mutmut.utils.format_utils import orig_function_and_class_names_from_key
+
+    name, cls = orig_function_and_class_names_from_key(key)
+    return f"{cls}.{name}" if cls else name
+
+
+def one_line(diff: str) -> str:
+    """The changed lines of a mutant's diff, ``old -> new``."""
+    body = diff.splitlines()[2:]  # past the ---/+++ header
+    removed = [line[1:].strip() for line in body if line.startswith("-")]
+    added = [line[1:].strip() for line in body if line.startswith("+")]
+    return f"{' | '.join(removed)}  ->  {' | '.join(added)}"
+
+
+def report(wall_seconds: float | None) -> dict[str, Any]:
+    """Counts and survivors from mutmut's files in mutants/; printed, and written under build/mutation/."""
+    from mutmut.mutation.data import SourceFileMutationData
+    from mutmut.mutation.diff_apply import get_diff_for_mutant
+    from mutmut.stats import status_by_exit_code
+    from mutmut.utils.file_utils import walk_mutatable_files
+
+    counts: dict[str, int] = defaultdict(int)
+    listed: dict[str, dict[str, list[tuple[str, str, str]]]] = {"survived": {}, "no tests": {}, "timeout": {}}
+    for path in walk_mutatable_files():
+        data = SourceFileMutationData(path=path)
+        data.load()
+        module = str(path).removeprefix("src/").removesuffix(".py").replace("/", ".")
+        for key, exit_code in sorted(data.exit_code_by_key.items(), key=lambda kv: mutant_order(kv[0])):
+            status = status_by_exit_code[exit_code]
+            counts[status] += 1
+            if status in listed:
+                diff = get_diff_for_mutant(key, path=path)
+                listed[status].setdefault(f"{module} ({path})", []).append((key, function_of(key), diff))
+
+    total = sum(counts.values())
+    summary = {
+        "mutants": total,
+        "killed": counts["killed"],
+        "survived": counts["survived"],
+        "timeouts": counts["timeout"],
+        "no_tests": counts["no tests"],
+        "suspicious": counts["suspicious"],
+        "segfaults": counts["segfault"],
+        "not_checked": counts["not checked"],
+        "wall_seconds": None if wall_seconds is None else round(wall_seconds),
+    }
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+
+    lines = [
+        "# make mutation: surviving mutants (each with its diff), then those no selected test reached, then timeouts",
+        "# " + ", ".join(f"{k} {v}" for k, v in summary.items() if v is not None),
+        "",
+    ]
+    titles = {
+        "survived": "SURVIVED: the selected tests pass with this change",
+        "no tests": "NO TESTS: no selected test calls the function",
+        "timeout": "TIMEOUT: counted as killed (the tests ran past mutmut's time limit)",
+    }
+    for status, title in titles.items():
+        lines += [f"## {title}: {sum(len(v) for v in listed[status].values())}", ""]
+        for module, mutants in listed[status].items():
+            lines.append(f"### {module}: {len(mutants)}")
+            for key, function, diff in mutants:
+                lines += [f"{key}  [{function}]", *("    " + line for line in diff.splitlines()[2:]), ""]
+        lines.append("")
+    (OUT / "survivors.txt").write_text("\n".join(lines))
+
+    print()
+    print(
+        f"Mutants: {total}  killed: {summary['killed']}  survived: {summary['survived']}  "
+        f"timeouts: {summary['timeouts']}  no tests: {summary['no_tests']}  suspicious: {summary['suspicious']}  "
+        f"segfaults: {summary['segfaults']}  not checked: {summary['not_checked']}"
+    )
+    if wall_seconds is not None:
+        print(f"Wall time: {wall_seconds / 60:.1f} min")
+    for status in ("survived", "no tests"):
+        if not listed[status]:
+            continue
+        print()
+        print("Survivors:" if status == "survived" else "Not reached by any selected test:")
+        for module, mutants in listed[status].items():
+            print(f"  {module}")
+            for key, function, diff in mutants:
+                print(f"    {function} #{key.rpartition('__mutmut_')[2]}: {one_line(diff)}")
+    print()
+    print(f"The list with each mutant's diff: {(OUT / 'survivors.txt').relative_to(REPO)}")
+    print("Show one mutant: .venv/bin/mutmut show NAME; browse them all: .venv/bin/mutmut browse")
+    return summary
+
+
+def mutant_order(key: str) -> tuple[str, int]:
+    head, _, number = key.rpartition("__mutmut_")
+    return head, int(number) if number.isdigit() else 0
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("patterns", nargs="*", help="only these mutants (mutmut's names; fnmatch patterns)")
+    parser.add_argument("--keep", action="store_true", help="keep mutants/ and mutmut's results from the last run")
+    parser.add_argument("--max-children", type=int, default=2, help="mutants tested at once (default 2)")
+    parser.add_argument("--report", action="store_true", help="only report the last run")
+    parser.add_argument("--all", action="store_true", help="also mutate request, client, async_client and waiting")
+    args = parser.parse_args(argv)
+
+    os.chdir(REPO)  # mutmut reads [tool.mutmut] from ./pyproject.toml and works in ./mutants
+    if args.all:
+        use_all_modules()
+    if args.report:
+        report(None)
+        return 0
+    if not args.keep:
+        stop_leftover_postgres()
+        shutil.rmtree(MUTANTS, ignore_errors=True)
+    shutil.rmtree(TMP, ignore_errors=True)
+    TMP.mkdir(parents=True)
+    os.environ["TMPDIR"] = str(TMP)
+    import tempfile
+
+    tempfile.tempdir = None  # read TMPDIR afresh
+
+    started = time.monotonic()
+    try:
+        status = run_mutmut(args.patterns, args.max_children)
+    finally:
+        stop_leftover_postgres()
+        shutil.rmtree(TMP, ignore_errors=True)
+    wall = time.monotonic() - started
+    if status != 0:
+        print(f"mutmut did not complete (exit status {status}); its output above says why")
+        return status
+    report(wall)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
