@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from system_deployment import EXAMPLE_DAG_IDS, WELCOME_LONG_CODE, Deployment
+from system_deployment import BLOCKED_THRESHOLD_SECONDS, EXAMPLE_DAG_IDS, WELCOME_LONG_CODE, Deployment
 from system_processes import wait_for
 
 from messaging_platform_emulator.airflow_api_server import wire_secrets
@@ -279,8 +279,12 @@ def no_secret_leaks(d: Deployment) -> str:
 
 @scenario("7 the triggerer's event loop is never blocked by our triggers")
 def triggerer_never_blocked(d: Deployment) -> str:
+    """No "blocked" warning at the deployment's threshold (``BLOCKED_THRESHOLD_SECONDS``), generous for load."""
     log: Path = d.components["triggerer"].log
     lines = [line for line in log.read_text(errors="replace").splitlines() if BLOCKED_WARNING in line]
-    figures = f"{len(lines)} '{BLOCKED_WARNING}' warning(s) in {d.components['triggerer'].starts} triggerer run(s)"
+    figures = (
+        f"{len(lines)} '{BLOCKED_WARNING}' warning(s) over {BLOCKED_THRESHOLD_SECONDS:g} s in "
+        f"{d.components['triggerer'].starts} triggerer run(s)"
+    )
     assert not lines, f"{figures}; first: {redact(d, lines[0])[:300]}"
     return figures
