@@ -41,7 +41,6 @@ class PostgresServer:
         self.started = False
         self._as_postgres = os.geteuid() == 0
         self.fsync = fsync
-        self._opened: list[tuple[Path, int]] = []  # ancestors given search permission, with their old modes
 
     def _run(self, *args: str, timeout: float = 120) -> None:
         command = [str(PG_BIN / args[0]), *args[1:]]
@@ -55,13 +54,14 @@ class PostgresServer:
     def _let_postgres_reach_the_root(self) -> None:
         """
         A clone may sit below a directory only root can enter (``mktemp -d`` makes them 0700): give the ancestors
-        of ``build/`` search permission only (no listing), and put the old modes back in ``stop()``.
+        of ``build/`` search permission only (no listing). The modes are not put back: another test session in
+        the same clone (the matrix runs two Airflow versions at once) may still have a server below them, and
+        taking the permission away made its ``pg_ctl stop`` fail.
         """
         for parent in reversed(self.root.parents):
             mode = parent.stat().st_mode & 0o7777
             if not mode & 0o001:
                 parent.chmod(mode | 0o001)
-                self._opened.append((parent, mode))
 
     def start(self) -> PostgresServer:
         if self._as_postgres:
@@ -89,9 +89,6 @@ class PostgresServer:
                 self.started = False
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
-            for parent, mode in reversed(self._opened):
-                parent.chmod(mode)
-            self._opened.clear()
 
     def admin_url(self, database: str = "postgres") -> str:
         return f"postgresql+psycopg2://postgres@127.0.0.1:{self.port}/{database}"
