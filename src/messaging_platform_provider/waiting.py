@@ -19,6 +19,7 @@ from messaging_platform_provider.client.retry import RetryPolicy
 PROCESS_STATUSES = ("Pending", "Processing", "Completed", "Aborted", "Failed")
 DEFAULT_SUCCESS = ("Completed",)
 DEFAULT_FAILURE = ("Failed", "Aborted")
+DEFAULT_MAX_TRANSIENT_ERRORS = 5
 
 
 class Outcome(str, enum.Enum):
@@ -46,7 +47,7 @@ class WaitRules:
 
     success: tuple[str, ...] = DEFAULT_SUCCESS
     failure: tuple[str, ...] = DEFAULT_FAILURE
-    max_transient_errors: int = 5
+    max_transient_errors: int = DEFAULT_MAX_TRANSIENT_ERRORS
     backoff: RetryPolicy = field(default_factory=lambda: RetryPolicy(backoff_base=1.0, backoff_max=30.0))
 
     def __post_init__(self) -> None:
@@ -62,7 +63,10 @@ class WaitRules:
 
     @classmethod
     def build(
-        cls, success: Iterable[str] | None, failure: Iterable[str] | None, max_transient_errors: int = 5
+        cls,
+        success: Iterable[str] | None,
+        failure: Iterable[str] | None,
+        max_transient_errors: int = DEFAULT_MAX_TRANSIENT_ERRORS,
     ) -> WaitRules:
         return cls(
             tuple(success) if success is not None else DEFAULT_SUCCESS,

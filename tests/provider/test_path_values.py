@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import string
+from decimal import Decimal
 from typing import Any
 from urllib.parse import unquote
 
@@ -172,3 +173,24 @@ def test_every_query_value_is_refused_or_sent_as_given(data):
     expected = ("true" if value else "false") if isinstance(value, bool) else str(value)
     assert query.get_list(option) == [expected]
     _assert_segments(op, params, sent.path_url.split("?")[0])
+
+
+@pytest.mark.parametrize(
+    ("value", "sent"),
+    [(1, "1"), (" 42 ", "42"), (2**63 - 1, "9223372036854775807"), ("0009", "9")],
+    ids=["one", "spaces", "largest", "leading-zeros"],
+)
+def test_ids_at_the_edges_are_sent_as_plain_integers(value, sent):
+    prepared = prepare(OPERATIONS["get_campaign"], BASE, {"account_id": 1001, "campaign_id": value})
+    assert prepared.path == f"/account/1001/campaign/{sent}"
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [(0, "0"), (2**63, "9223372036854775808"), (Decimal("12"), "Decimal('12')"), (12.0, "12.0"), (True, "True")],
+    ids=["zero", "too-large", "decimal", "float", "bool"],
+)
+def test_ids_past_the_edges_or_of_another_type_are_refused(value, shown):
+    with pytest.raises(MessagingPlatformValidationError) as caught:
+        prepare(OPERATIONS["get_campaign"], BASE, {"account_id": 1001, "campaign_id": value})
+    assert str(caught.value) == f"campaign_id: must be a positive integer, got {shown}"

@@ -66,5 +66,9 @@ def test_retry_after_forms():
     assert parse_retry_after("7") == 7.0
     assert parse_retry_after(format_datetime(now + timedelta(seconds=30), usegmt=True), now) == 30.0
     assert parse_retry_after("soon") is None and parse_retry_after(None) is None
+    assert parse_retry_after("Sat, 21 Nov 2026 12:00:45 -0000", now) == 45.0  # no zone given (-0000): read as UTC
+    assert parse_retry_after("Sat, 21 Nov 2026 11:59:00 GMT", now) == 0.0  # already past: no wait, never negative
+    later = format_datetime(datetime.now(timezone.utc) + timedelta(seconds=60), usegmt=True)
+    assert 50.0 < (parse_retry_after(later) or 0.0) <= 60.0  # against the clock when no `now` is given
     assert POLICY.delay_after_status(429, idempotent=True, attempt=1, retry_after="5") == 5.0
     assert POLICY.delay_after_status(429, idempotent=True, attempt=1, retry_after="600") is None  # too long to wait

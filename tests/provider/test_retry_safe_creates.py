@@ -130,6 +130,37 @@ def test_an_identical_older_voice_call_is_not_adopted(platform):
     assert today["Id"] != yesterday["Id"]
 
 
+def test_a_coupon_definition_whose_answer_was_lost_is_adopted_in_the_account_named_on_the_call(platform):
+    """One per campaign: the retry finds the definition its first try made, in the account the call names (not the
+    hook's, which does not exist here) and sends no second create."""
+    account = platform.seed.account_id
+    hook = MessagingPlatformHook(account_id=account + 7)
+    campaign = hook.create_campaign(name="Coupons", campaign_type="Coupon", account_id=account)
+    once = CreateOnce("c0c0c0c0c0c0c0c0", InMemoryStore())
+    platform.fault(kind="commit_then_drop", method="POST", path="/coupon$", count=1)
+    before = len(platform.requests())
+    with pytest.raises(MessagingPlatformApiError):
+        hook.create_campaign_coupon(campaign["Id"], "Static", static_code="SAVE10", once=once, account_id=account)
+    adopted = hook.create_campaign_coupon(campaign["Id"], "Static", static_code="SAVE10", once=once, account_id=account)
+    assert adopted["StaticCode"] == "SAVE10"
+    coupon = f"/api/v2.1/account/{account}/campaign/{campaign['Id']}/coupon"
+    assert [(r["method"], r["path"], r["status"]) for r in platform.requests()[before:]] == [
+        ("GET", coupon, 404),  # none before the first try
+        ("POST", coupon, None),  # made, its answer dropped: no status recorded
+        ("GET", coupon, 200),  # the retry finds it
+    ]
+
+
+def test_a_coupon_definition_without_a_state_store_is_sent_as_is(platform):
+    hook = MessagingPlatformHook()
+    campaign = hook.create_campaign(name="Coupons", campaign_type="Coupon")
+    before = len(platform.requests())
+    once = CreateOnce("0d0d0d0d0d0d0d0d")  # no store: no lookup first
+    made = hook.create_campaign_coupon(campaign["Id"], "Static", static_code="SAVE10", once=once)
+    assert made["StaticCode"] == "SAVE10"
+    assert [r["method"] for r in platform.requests()[before:]] == ["POST"]
+
+
 def test_mapped_instances_with_identical_values_each_create_their_own(platform, airflow_db):
     """Every mapped instance has its own marker (the map index is part of it), even when the values are equal."""
     from airflow.models.xcom import XComModel

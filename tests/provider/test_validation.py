@@ -9,6 +9,7 @@ import pytest
 
 from messaging_platform_provider.client import MessagingPlatformValidationError
 from messaging_platform_provider.client.schedules import schedule_body
+from messaging_platform_provider.client.values import comparable, http_url, int_list, month_days, positive_int
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 
 
@@ -70,6 +71,22 @@ def test_campaign_type_and_ids_are_checked_before_sending(platform):
 
 
 @pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ("12; DROP", "'12; DROP'"),
+        ("x" * 38, "'" + "x" * 38 + "'"),  # 40 characters as written in the message: in full
+        ("y" * 39, "'" + "y" * 29 + "… (41 characters)"),  # longer: the first 30, and the length
+    ],
+    ids=["short", "40", "41"],
+)
+def test_a_bad_id_is_quoted_in_the_message_and_a_long_one_cut(platform, value, shown):
+    with pytest.raises(MessagingPlatformValidationError) as caught:
+        MessagingPlatformHook().get_campaign(value)  # type: ignore[arg-type]
+    assert str(caught.value) == f"campaign_id: must be a positive integer, got {shown}"
+    assert platform.requests() == []
+
+
+@pytest.mark.parametrize(
     ("extra", "message"),
     [
         ({"base_url": "http://127.0.0.1:1/api/v2"}, "must end with /api/v2.1"),
@@ -101,3 +118,61 @@ def test_base_url_given_as_a_full_host_is_accepted(platform, monkeypatch):
         platform.connection_json(host=platform.base_url + "/", extra={"base_url": None}),
     )
     assert MessagingPlatformHook().list_campaigns() == []
+
+
+# -- the value checks at their edges, with the values written out ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("check", "value", "expected"),
+    [
+        (lambda v: month_days(v, "MonthDay"), 31, "31"),  # one day given as a number
+        (lambda v: month_days(v, "MonthDay"), "1, 31, 1", "1,31"),
+        (lambda v: positive_int("Field", v), 1, 1),
+        (lambda v: positive_int("Field", v), " 7 ", 7),
+        (lambda v: int_list("Field", v), 12, [12]),
+        (lambda v: int_list("Field", v), "12", [12]),
+        (lambda v: int_list("Field", v), [1, "2"], [1, 2]),
+        (lambda v: http_url("Field", v), "http://example.com/hook", "http://example.com/hook"),
+        (lambda v: http_url("Field", v), " https://example.com ", "https://example.com"),
+    ],
+    ids=["month-31", "month-list", "positive-1", "positive-text", "ints-one", "ints-text", "ints-list"]
+    + ["http", "https"],
+)
+def test_values_at_the_edge_are_accepted(check, value, expected):
+    assert check(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("check", "value", "message"),
+    [
+        (lambda v: month_days(v, "MonthDay"), 32, "MonthDay: '32' is not a day of the month"),
+        (lambda v: month_days(v, "MonthDay"), 0, "MonthDay: '0' is not a day of the month"),
+        (lambda v: positive_int("Field", v), 0, "Field: must be a positive integer, got 0"),
+        (lambda v: http_url("Field", v), None, "Field: '' is not an absolute http(s) URL"),
+        (lambda v: http_url("Field", v), "ftp://example.com", "Field: 'ftp://example.com' is not an absolute"),
+    ],
+    ids=["month-32", "month-0", "positive-0", "url-none", "url-ftp"],
+)
+def test_values_past_the_edge_are_refused(check, value, message):
+    with pytest.raises(MessagingPlatformValidationError) as caught:
+        check(value)
+    assert str(caught.value).startswith(message)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "expected"),
+    [
+        ("WeekDay", "mon, Tue", "MON,TUE"),  # as sent, and as the platform may answer it
+        ("WeekDay", "MON,TUE", "MON,TUE"),
+        ("MonthDay", "1, 15", "1,15"),
+        ("WeekDay", "*", None),  # the platform's placeholder where the field does not apply
+        ("MonthDay", "", None),
+        ("Name", "", None),
+        ("Name", "a b", "a b"),  # other fields exactly as they are
+        ("Name", [], None),
+    ],
+)
+def test_comparable_values_of_a_create_retry(field, value, expected):
+    """How a retry matches a schedule it may have made: day lists unformatted, empty values as None."""
+    assert comparable(field, value) == expected

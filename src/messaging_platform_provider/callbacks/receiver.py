@@ -37,8 +37,8 @@ from messaging_platform_provider.callbacks.limits import (
     store_limit_errors,
 )
 from messaging_platform_provider.callbacks.models import (
-    NEW_ACCOUNT,
     CallbackValidationError,
+    NewAccountCallback,
     find_token,
     parse_callback,
 )
@@ -143,17 +143,8 @@ class Receiver:
         The accounts of the configured tokens equal to ``token`` (empty: none matches). Compared in constant time
         with every configured token (no early exit, no hint of which one).
         """
-        candidate = _norm(token) if isinstance(token, str) else b""
-        accounts: set[int | None] = set()
-        for account, expected in self.tokens:
-            if hmac.compare_digest(candidate, expected):
-                accounts.add(account)
-        return accounts if candidate else set()
-
-    def token_ok(self, token: str | None, account_id: int | None = None) -> bool:
-        """Whether ``token`` authenticates a callback of ``account_id`` (any account when binding is off)."""
-        accounts = self.token_accounts(token)
-        return bool(accounts) and (not self.bind_tokens or account_id in accounts)
+        candidate = _norm(token) if isinstance(token, str) else b""  # matches none: configured tokens are not empty
+        return {account for account, expected in self.tokens if hmac.compare_digest(candidate, expected)}
 
     async def aclose(self) -> None:
         if self._writer is not None:
@@ -170,11 +161,9 @@ def _owners(model: Any) -> set[int | None]:
     The accounts whose token may carry this callback: its ``AccountId``; for NewAccount also its ``ParentId`` (the
     event goes to the parent's callback records, with the parent's token, while AccountId is the new account).
     """
-    owners: set[int | None] = {model.AccountId}
-    parent = getattr(model, "ParentId", None)
-    if model.CallbackType == NEW_ACCOUNT and parent is not None:
-        owners.add(parent)
-    return owners
+    if isinstance(model, NewAccountCallback) and model.ParentId is not None:
+        return {model.AccountId, model.ParentId}
+    return {model.AccountId}
 
 
 class BodyTooLarge(Exception):
@@ -200,15 +189,12 @@ async def _read_body(request: Request, limit: int) -> bytes:
 def create_receiver_app(receiver: Receiver | None = None, *, path: str = DEFAULT_PATH, **kwargs: Any) -> FastAPI:
     """The receiver as a FastAPI app. ``kwargs`` build a ``Receiver`` when none is given."""
     receiver = receiver or Receiver(**kwargs)
-    path = "/" + path.strip("/") if path.strip("/") else ""
+    stripped = path.strip("/")
+    path = f"/{stripped}" if stripped else ""
     app = FastAPI(
-        title="Messaging Platform callback receiver",
-        docs_url=None,
-        redoc_url=None,
-        openapi_url=None,
+        openapi_url=None,  # no schema, hence no /docs or /redoc pages either
         redirect_slashes=False,  # never a redirect built from the Host header; "{path}/" is served below
     )
-    app.state.receiver = receiver
 
     def answer(status_code: int, **content: Any) -> JSONResponse:
         return JSONResponse(content, status_code=status_code)

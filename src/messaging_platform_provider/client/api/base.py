@@ -26,7 +26,8 @@ class ApiBase:
         raise NotImplementedError
 
     def _timezone(self) -> str:
-        return "UTC"
+        """The platform's time zone (an IANA name): date-times given with an offset are converted to it."""
+        raise NotImplementedError
 
     def _one(self, operation: str, **kwargs: Any) -> dict[str, Any]:
         result: dict[str, Any] = self.call(operation, **kwargs)
