@@ -215,6 +215,7 @@ def report(wall_seconds: float | None) -> dict[str, Any]:
     from mutmut.utils.file_utils import walk_mutatable_files
 
     counts: dict[str, int] = defaultdict(int)
+    by_module: dict[str, dict[str, int]] = {}
     listed: dict[str, dict[str, list[tuple[str, str, str]]]] = {"survived": {}, "no tests": {}, "timeout": {}}
     for path in walk_mutatable_files():
         data = SourceFileMutationData(path=path)
@@ -223,6 +224,9 @@ def report(wall_seconds: float | None) -> dict[str, Any]:
         for key, exit_code in sorted(data.exit_code_by_key.items(), key=lambda kv: mutant_order(kv[0])):
             status = status_by_exit_code[exit_code]
             counts[status] += 1
+            module_counts = by_module.setdefault(module, defaultdict(int))
+            module_counts[status] += 1
+            module_counts["mutants"] += 1
             if status in listed:
                 diff = get_diff_for_mutant(key, path=path)
                 listed[status].setdefault(f"{module} ({path})", []).append((key, function_of(key), diff))
@@ -240,13 +244,16 @@ def report(wall_seconds: float | None) -> dict[str, Any]:
         "segfaults": counts["segfault"],
         "not_checked": counts["not checked"],
         "wall_seconds": None if wall_seconds is None else round(wall_seconds),
+        "modules": {
+            module: {key: c[status] for key, status in PER_MODULE.items()} for module, c in sorted(by_module.items())
+        },
     }
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
 
     lines = [
         "# make mutation: surviving mutants (each with its diff), then those no selected test reached, then timeouts",
-        "# " + ", ".join(f"{k} {v}" for k, v in summary.items() if v is not None),
+        "# " + ", ".join(f"{k} {v}" for k, v in summary.items() if v is not None and k != "modules"),
         "",
     ]
     titles = {
@@ -271,6 +278,10 @@ def report(wall_seconds: float | None) -> dict[str, Any]:
     )
     if wall_seconds is not None:
         print(f"Wall time: {wall_seconds / 60:.1f} min")
+    print()
+    print(f"  {'module':<48}" + "".join(f"{key:>10}" for key in PER_MODULE))
+    for module, module_counts in summary["modules"].items():
+        print(f"  {module:<48}" + "".join(f"{module_counts[key]:>10}" for key in PER_MODULE))
     for status in ("survived", "no tests"):
         if not listed[status]:
             continue
@@ -284,6 +295,16 @@ def report(wall_seconds: float | None) -> dict[str, Any]:
     print(f"The list with each mutant's diff: {(OUT / 'survivors.txt').relative_to(REPO)}")
     print("Show one mutant: .venv/bin/mutmut show NAME; browse them all: .venv/bin/mutmut browse")
     return summary
+
+
+#: the per-module columns of the report: column -> mutmut's status
+PER_MODULE = {
+    "mutants": "mutants",
+    "killed": "killed",
+    "survived": "survived",
+    "timeouts": "timeout",
+    "no tests": "no tests",
+}
 
 
 def mutant_order(key: str) -> tuple[str, int]:
