@@ -110,9 +110,6 @@ def _fresh_thread_executor_in_child() -> None:
     SyncToAsync.single_thread_executor = ThreadPoolExecutor(max_workers=1)
 
 
-os.register_at_fork(after_in_child=_fresh_thread_executor_in_child)
-
-
 #: mutmut's exit status for a timeout. A mutant that hangs a test is stopped by pytest-timeout (``--timeout`` in
 #: pyproject.toml), sooner than by mutmut's own limit; the run then ends with this status, so that mutmut counts
 #: it as a timeout rather than a kill.
@@ -152,6 +149,7 @@ def run_mutmut(patterns: list[str], max_children: int) -> int:
     sys.path.insert(0, str(Path(__file__).resolve().parent))  # `-p mutation` finds this file
     from mutmut.__main__ import _run
 
+    os.register_at_fork(after_in_child=_fresh_thread_executor_in_child)  # inherited by every fork mutmut makes
     main_pid = os.getpid()
     stopped: list[int] = []
 

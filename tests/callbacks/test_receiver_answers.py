@@ -98,7 +98,7 @@ def test_without_a_token_configured_the_answer_is_503_saying_so(database_url):
     ]
 
 
-def test_a_store_that_cannot_be_opened_is_answered_503_saying_so(tmp_path, caplog):
+def test_a_store_that_cannot_be_opened_is_answered_503_saying_so(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("a file where the store's directory should be")
     receiver = Receiver(tokens=[BOUND_TOKEN], database_url=f"sqlite:///{blocker}/sub/callbacks.db")

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from test_retry_safe_creates import InMemoryStore
+from operator_context import InMemoryStore
 
 from messaging_platform_provider.client import CreateOnce, MessagingPlatformApiError
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
