@@ -98,7 +98,7 @@ def messaging_platform_keyword_callbacks() -> None:
         task_id="welcome_call",
         channels=[WELCOME_LONG_CODE],
         message=f"Welcome! You joined with {KEYWORD}. Reply STOP to opt out.",
-        execute=True,
+        execute_now=True,
     ).expand(targets=subscribers.map(lambda s: [s["PhoneNumber"]]))
     check_callback_record() >> subscribers >> welcome
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
+from pathlib import Path
+from typing import Any
 
 # Importing the provider imports Airflow, which reads AIRFLOW_HOME: never touch a real one while building docs.
 os.environ.setdefault("AIRFLOW_HOME", tempfile.mkdtemp(prefix="messaging-platform-docs-airflow-"))
@@ -20,3 +23,16 @@ autodoc_typehints = "none"
 autodoc_default_options = {"members": True, "show-inheritance": True}
 html_theme = "alabaster"
 suppress_warnings = ["myst.xref_missing"]
+
+
+def _operations_table(app: Any, docname: str, source: list[str]) -> None:
+    """The operators page's table of every operation, made from the declarations at each build."""
+    if docname == "operators":
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+        from operations_table import PLACEHOLDER, table
+
+        source[0] = source[0].replace(PLACEHOLDER, table())
+
+
+def setup(app: Any) -> None:
+    app.connect("source-read", _operations_table)

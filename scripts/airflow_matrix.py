@@ -132,7 +132,7 @@ def junit_counts(report: Path) -> dict[str, Any]:
     """Tests, failures, errors, skips and the skip reasons of one pytest JUnit XML report."""
     import xml.etree.ElementTree as ET
 
-    counts: dict[str, Any] = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "reasons": set()}
+    counts: dict[str, Any] = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "reasons": set(), "failed": []}
     if not report.exists():
         return counts
     root = ET.parse(report).getroot()
@@ -141,6 +141,10 @@ def junit_counts(report: Path) -> dict[str, Any]:
             counts[key] += int(suite.get(key, 0))
     for skipped in root.iter("skipped"):
         counts["reasons"].add((skipped.get("message") or "").removeprefix("Skipped: ").strip())
+    for case in root.iter("testcase"):
+        for bad in [*case.iter("failure"), *case.iter("error")]:
+            message = (bad.get("message") or "").splitlines()[0][:200] if bad.get("message") else ""
+            counts["failed"].append(f"{case.get('classname')}::{case.get('name')}: {message}")
     return counts
 
 
@@ -158,6 +162,9 @@ def table(rows: list[tuple[str, int, dict[str, Any]]]) -> str:
             f"| {minor} | {VERSIONS[minor][0]} | {outcome} | {passed} | {failed} | {c['skipped']} | {DIFFERS[minor]} |"
         )
         lines.append(line)
+    broken = [f"- Airflow {minor}: {test}" for minor, _, c in rows for test in c["failed"]]
+    if broken:
+        lines += ["", "Failed:", "", *broken]
     reasons = sorted({r for _, _, c in rows for r in c["reasons"] if r})
     if reasons:
         lines += ["", "Skipped, with the reason pytest printed:", ""] + [f"- {r}" for r in reasons]
@@ -180,7 +187,7 @@ def leg(minor: str) -> tuple[str, int, dict[str, Any]]:
     target = venv(minor)
     report, log = MATRIX / f"airflow-{minor}.xml", MATRIX / f"run-{minor}.log"
     report.unlink(missing_ok=True)
-    pytest = [str(target / "bin" / "pytest"), "-q", "-p", "no:cacheprovider", "-rs", f"--junitxml={report}"]
+    pytest = [str(target / "bin" / "pytest"), "-q", "-p", "no:cacheprovider", "-rfEs", f"--junitxml={report}"]
     started = time.monotonic()
     print(f"Airflow {minor}: the suite started, its output in {log.relative_to(REPO)}", flush=True)
     with log.open("w") as out:
@@ -189,8 +196,7 @@ def leg(minor: str) -> tuple[str, int, dict[str, Any]]:
     summary = log.read_text().strip().splitlines()[-1:] or ["(no output)"]
     print(f"Airflow {minor}: exit {code} in {time.monotonic() - started:.0f} s: {summary[0]}", flush=True)
     if code != 0:
-        failed = [line for line in log.read_text().splitlines() if line.startswith(("FAILED ", "ERROR "))]
-        print("\n".join(f"    {line}" for line in failed) + f"\n    full output: {log}", flush=True)
+        print("".join(f"    {line}\n" for line in counts["failed"]) + f"    full output: {log}", flush=True)
     return minor, code, counts
 
 

@@ -6,7 +6,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+from messaging_platform_provider.client.operations import OPERATIONS
+
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "scripts"))
+from operations_table import operator_name  # noqa: E402
+
+sys.path.pop(0)
 
 
 def test_sphinx_builds_without_warnings(tmp_path):
@@ -21,5 +27,9 @@ def test_sphinx_builds_without_warnings(tmp_path):
         assert (tmp_path / f"{page}.html").is_file(), page
     reference = (tmp_path / "reference" / "campaigns.html").read_text()
     assert "MessagingPlatformCreateCampaignOperator" in reference  # API reference comes from the docstrings
+    operators = (tmp_path / "operators.html").read_text()
+    for name in OPERATIONS:  # the page's table is made from the declarations at build time
+        assert f'<code class="docutils literal notranslate"><span class="pre">{name}</span></code>' in operators
+        assert operator_name(name) in operators
     example = (tmp_path / "examples" / "coupon-sync.html").read_text()
     assert "list_external_coupon_codes" in example  # the DAG's code is included from dags/

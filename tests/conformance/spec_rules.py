@@ -165,6 +165,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("PUT", _LIST + "/{externalCouponListId}", "§4.1", COUPON_LIST),
     Endpoint("DELETE", _LIST + "/{externalCouponListId}", "§4.1"),
     Endpoint("GET", _LIST + "/{externalCouponListId}/code", "facts §9.1"),
+    Endpoint("GET", _LIST + "/{externalCouponListId}/code/{couponCode}", "facts §9.1"),
     Endpoint("DELETE", _LIST + "/{externalCouponListId}/code/{couponCode}", "facts §9.1"),
     Endpoint("GET", _SCHEDULES, "§4.2"),
     Endpoint("GET", _SCHEDULES + "/{scheduleId}", "§4.2"),

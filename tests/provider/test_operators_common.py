@@ -1,94 +1,108 @@
-"""What every operator shares: one per declared operation, templated ids, and templates that render."""
+"""
+What every operator shares: one per declared operation, templated ids, a signature that matches its hook method
+and its body's declaration, templates that render; and every read operator run against the emulator.
+"""
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 import pytest
+from operator_context import clear_requests, run
 
 import messaging_platform_provider.operators as operators
+from messaging_platform_provider.client.fields import keys
 from messaging_platform_provider.client.operations import OPERATIONS
+from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+from messaging_platform_provider.operators.waiting import WAIT_ARGUMENTS
+from sample_resources import SampleResources
 
 HERE = Path(__file__).resolve().parent
-
-#: Required arguments of each operator (beyond task_id), each given as a template of its own name.
-REQUIRED = {
-    "list_external_coupon_lists": (),
-    "get_external_coupon_list": ("coupon_list_id",),
-    "create_external_coupon_list": ("name",),
-    "update_external_coupon_list": ("coupon_list_id",),
-    "delete_external_coupon_list": ("coupon_list_id",),
-    "list_external_coupon_codes": ("coupon_list_id",),
-    "delete_external_coupon_code": ("coupon_list_id", "coupon_code"),
-    "list_schedules": ("action_id",),
-    "get_schedule": ("action_id", "schedule_id"),
-    "create_schedule": ("action_id", "schedule_type", "run_at", "start_from"),
-    "update_schedule": ("action_id", "schedule_id", "schedule_type", "run_at", "start_from"),
-    "delete_schedule": ("action_id", "schedule_id"),
-    "list_api_keys": (),
-    "get_api_key": ("key_id",),
-    "create_api_key": ("key_label",),
-    "change_api_key_secret": ("key_id",),
-    "revoke_api_key": ("key_id",),
-    "list_campaigns": (),
-    "get_campaign": ("campaign_id",),
-    "create_campaign": ("name", "campaign_type"),
-    "update_campaign": ("campaign_id",),
-    "delete_campaign": ("campaign_id",),
-    "update_campaign_coupon": ("campaign_id", "coupon_type"),
-    "get_campaign_coupon": ("campaign_id",),
-    "create_campaign_coupon": ("campaign_id", "coupon_type"),
-    "get_campaign_coupon_redemptions": ("campaign_id",),
-    "list_push_voice_calls": (),
-    "get_push_voice_call": ("action_id",),
-    "create_push_voice_call": ("channels",),
-    "delete_push_voice_call": ("action_id",),
-    "list_filter_groups": ("contact_list_id",),
-    "get_filter_group": ("contact_list_id", "group_id"),
-    "update_filter_group": ("contact_list_id", "group_id"),
-    "list_contacts": (),
-    "get_contact": ("contact_id",),
-    "create_callback": ("callback_type", "url"),
-    "attach_keyword_campaign": ("channel", "keyword_id", "campaign_id"),
-    "list_callbacks": (),
-    "get_callback": ("callback_id",),
-}
+READS = [name for name, op in OPERATIONS.items() if op.method == "GET"]
+WRITES = [name for name, op in OPERATIONS.items() if op.method != "GET"]
+#: Operator parameters that are neither a path value nor a body field: how the task behaves, not what it sends.
+TASK_OPTIONS = {"extra", "include_secret", *WAIT_ARGUMENTS}
 
 
 def operator_class(name: str) -> type:
     return getattr(operators, "MessagingPlatform" + "".join(p.capitalize() for p in name.split("_")) + "Operator")
 
 
-def test_the_table_covers_every_operation():
-    assert len(OPERATIONS) == 39
-    assert set(REQUIRED) == set(OPERATIONS)
+def parameters(function: object) -> dict[str, inspect.Parameter]:
+    """The named parameters of a function (no ``self``, ``*args`` or ``**kwargs``)."""
+    named = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    params = inspect.signature(function).parameters.items()
+    return {n: p for n, p in params if p.kind in named and n != "self"}
+
+
+def required(function: object) -> set[str]:
+    return {n for n, p in parameters(function).items() if p.default is inspect.Parameter.empty}
 
 
 @pytest.mark.parametrize("name", list(OPERATIONS))
 def test_every_operation_has_its_operator_with_templated_ids(name):
     cls = operator_class(name)
-    assert cls.operation == name
+    assert cls.operation is OPERATIONS[name]
     fields = set(cls.template_fields)
     assert "account_id" in fields
     assert set(OPERATIONS[name].path_params) <= fields  # every id of the path is templated
-    assert set(REQUIRED[name]) <= fields  # and so is every required argument
+    assert required(cls.__init__) <= fields  # and so is every required argument
+
+
+@pytest.mark.parametrize("name", list(OPERATIONS))
+def test_every_operator_requires_what_its_hook_method_requires(name):
+    cls, method = operator_class(name), getattr(MessagingPlatformHook, name)
+    assert required(cls.__init__) == required(method)
+
+
+@pytest.mark.parametrize("name", [name for name, op in OPERATIONS.items() if op.fields is not None])
+def test_every_operator_with_a_body_takes_exactly_the_declared_fields(name):
+    """The operators spell their parameters out; this holds them to the one declaration of the body."""
+    op, cls = OPERATIONS[name], operator_class(name)
+    declared = set(keys(op.fields))
+    params = set(parameters(cls.__init__))
+    assert declared <= params, f"{cls.__name__} lacks {declared - params}"
+    assert params - declared - set(op.path_params) <= TASK_OPTIONS
+    assert declared | {"extra"} <= set(cls.template_fields)
+    for key in declared - required(cls.__init__):
+        default = parameters(cls.__init__)[key].default
+        assert default is None or key in ("key_type", "active"), (key, default)  # None: not sent
 
 
 @pytest.mark.parametrize("name", list(OPERATIONS))
 def test_every_operator_renders_its_template_fields(name):
     """The task runner renders every template field before ``execute``; a field naming a method breaks that."""
     cls = operator_class(name)
-    kwargs = {arg: f"{{{{ params.{arg} }}}}" for arg in REQUIRED[name]}
+    needed = sorted(required(cls.__init__))
+    kwargs = {arg: f"{{{{ params.{arg} }}}}" for arg in needed}
     op = cls(task_id="t", account_id="{{ params.account }}", **kwargs)
-    params = {arg: f"value-of-{arg}" for arg in REQUIRED[name]}
+    params = {arg: f"value-of-{arg}" for arg in needed}
     op.render_template_fields({"params": {**params, "account": 1001}})
     assert op.account_id == "1001" and op.account == 1001
     for arg, value in params.items():
         assert getattr(op, arg) == value
 
 
-@pytest.mark.parametrize("name", list(OPERATIONS))
-def test_every_operator_is_built_by_a_wire_test(name):
-    """Guards the resource files against losing an operation: each operator is constructed (and run) there."""
+@pytest.mark.parametrize("name", READS)
+def test_every_read_operator_returns_what_the_platform_holds(name, platform):
+    op, cls = OPERATIONS[name], operator_class(name)
+    hook = MessagingPlatformHook()
+    values = SampleResources(hook, platform.seed).path_values(op)
+    expected = getattr(hook, name)(*values)
+    clear_requests(platform)
+    path_params = [p for p in op.path_params if p != "account_id"]
+    result = run(cls(task_id="read", **dict(zip(path_params, values, strict=True))))
+    if op.secret_fields:
+        expected = {k: v for k, v in expected.items() if k not in op.secret_fields}
+    assert result == expected
+    (record,) = platform.requests()
+    path = op.path.format(account_id=platform.seed.account_id, **dict(zip(path_params, values, strict=True)))
+    assert (record["method"], record["path"]) == ("GET", "/api/v2.1" + path)
+
+
+@pytest.mark.parametrize("name", WRITES)
+def test_every_write_operator_is_built_by_a_wire_test(name):
+    """Guards the resource files against losing a write: each such operator is constructed (and run) there."""
     sources = "".join(p.read_text() for p in HERE.glob("test_operators_*.py") if p.name != Path(__file__).name)
     assert f"{operator_class(name).__name__}(" in sources

@@ -42,7 +42,7 @@ def make_call(**kwargs) -> dict:
 def test_create_push_voice_call_sends_the_body_and_returns_the_action(platform):
     campaign = MessagingPlatformHook().create_campaign(name="Voice", campaign_type="Basic")
     clear_requests(platform)
-    op = call(targets=["+15125550111", "7"], campaign_id=campaign["Id"], execute=False, schedules=[DAILY])
+    op = call(targets=["+15125550111", "7"], campaign_id=campaign["Id"], execute_now=False, schedules=[DAILY])
     result = run(op)
     lookup, post = platform.requests()
     assert sent(lookup) == ("GET", CALLS, "")
@@ -158,7 +158,7 @@ def test_voice_call_operators_template_fields():
 
 def test_create_push_voice_call_renders_its_templates_and_runs(platform):
     """The task runner renders every template field before ``execute``; that must work for this operator too."""
-    op = call(channels=["{{ params.ch }}"], message="Hello {{ params.who }}", campaign_id=None, execute=True)
+    op = call(channels=["{{ params.ch }}"], message="Hello {{ params.who }}", campaign_id=None, execute_now=True)
     op.render_template_fields({"params": {"ch": LONG_CODE, "who": "Ann"}})
     assert (op.channels, op.message) == ([LONG_CODE], "Hello Ann")
     result = run(op)

@@ -360,7 +360,7 @@ def rotate_key(platform: Any, *, write_to_connection: bool) -> dict[str, Any]:
     """What the rotation operator does, in short: a new key, written into the connection, the old key revoked."""
     hook = MessagingPlatformHook()
     old = next(k for k in hook.list_api_keys() if k["Key"] == platform.seed.api_key)
-    new = hook.create_api_key(label="rotated mid-wait")
+    new = hook.create_api_key(key_label="rotated mid-wait")
     if write_to_connection:
         conn = json.loads(platform.connection_json())
         conn.update(login=new["Key"], password=new["Secret"])

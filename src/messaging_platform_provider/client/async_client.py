@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 
 from messaging_platform_provider.client.errors import MessagingPlatformApiError, MessagingPlatformValidationError
-from messaging_platform_provider.client.operations import OPERATIONS
+from messaging_platform_provider.client.operations import Operation, resolve
 from messaging_platform_provider.client.request import (
     DEFAULT_TIMEOUT,
     JSON_HEADERS,
@@ -69,14 +69,14 @@ class AsyncMessagingPlatformClient:
 
     async def call(
         self,
-        operation: str,
+        operation: Operation | str,
         *,
         account_id: int | None = None,
         body: Any = None,
         query: Mapping[str, Any] | None = None,
         **path_params: Any,
     ) -> Any:
-        op = OPERATIONS[operation]
+        op = resolve(operation)
         account = account_id if account_id is not None else self.account_id
         if account is None:
             raise MessagingPlatformValidationError("account_id", "is not set on the task or the connection")

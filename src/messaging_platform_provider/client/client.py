@@ -12,7 +12,7 @@ from urllib3.exceptions import NewConnectionError
 
 from messaging_platform_provider.client.api import ApiMethods
 from messaging_platform_provider.client.errors import MessagingPlatformApiError, MessagingPlatformValidationError
-from messaging_platform_provider.client.operations import OPERATIONS, Operation
+from messaging_platform_provider.client.operations import Operation, resolve
 from messaging_platform_provider.client.request import (
     DEFAULT_TIMEOUT,
     JSON_HEADERS,
@@ -105,7 +105,7 @@ class MessagingPlatformClient(ApiMethods):
         **path_params: Any,
     ) -> Any:
         """Run one declared operation and return its decoded answer (a dict, a list, or ``None``)."""
-        op = OPERATIONS[operation] if isinstance(operation, str) else operation
+        op = resolve(operation)
         account = account_id if account_id is not None else self.account_id
         if account is None:
             raise MessagingPlatformValidationError(

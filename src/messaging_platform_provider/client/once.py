@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from messaging_platform_provider.client.errors import MessagingPlatformApiError
-from messaging_platform_provider.client.operations import OPERATIONS, Dedupe
+from messaging_platform_provider.client.operations import Dedupe, Operation
 from messaging_platform_provider.client.values import comparable
 
 MARKER_PREFIX = "af:"
@@ -84,7 +84,7 @@ def matches(item: Mapping[str, Any], body: Mapping[str, Any], dedupe: Dedupe, on
 
 def _create_one_per_parent(
     call: Callable[..., Any],
-    operation: str,
+    operation: Operation,
     dedupe: Dedupe,
     body: Mapping[str, Any],
     once: CreateOnce,
@@ -123,7 +123,7 @@ def _max_id(items: list[Any]) -> int:
 
 def create_once(
     call: Callable[..., Any],
-    operation: str,
+    operation: Operation,
     body: Mapping[str, Any],
     once: CreateOnce | None,
     *,
@@ -131,14 +131,13 @@ def create_once(
     path_params: Mapping[str, Any],
 ) -> dict[str, Any]:
     """Send the create ``operation`` unless an earlier try of the same task already made the resource."""
-    op = OPERATIONS[operation]
-    dedupe = op.dedupe
+    dedupe = operation.dedupe
     if once is None or dedupe is None:
         created: dict[str, Any] = call(operation, account_id=account_id, body=dict(body), **path_params)
         return created
     if dedupe.marker_field:
         body = with_marker(body, dedupe.marker_field, once)
-    key = f"messaging_platform:{operation}:{once.token}"
+    key = f"messaging_platform:{operation.name}:{once.token}"
     state = (once.store.get(key) if once.store else None) or {}
     if dedupe.one_per_parent:
         return _create_one_per_parent(call, operation, dedupe, body, once, key, state, account_id, path_params)

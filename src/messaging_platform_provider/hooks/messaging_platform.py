@@ -10,7 +10,7 @@ from messaging_platform_provider import compat
 from messaging_platform_provider.client.api import ApiMethods
 from messaging_platform_provider.client.client import MessagingPlatformClient
 from messaging_platform_provider.client.errors import MessagingPlatformApiError, MessagingPlatformValidationError
-from messaging_platform_provider.client.operations import OPERATIONS
+from messaging_platform_provider.client.operations import Operation, resolve
 from messaging_platform_provider.client.request import DEFAULT_TIMEOUT
 from messaging_platform_provider.client.retry import RetryPolicy
 from messaging_platform_provider.compat import BaseHook, mask_secret
@@ -94,7 +94,7 @@ class MessagingPlatformHook(BaseHook, ApiMethods):
 
     def call(
         self,
-        operation: str,
+        operation: Operation | str,
         *,
         account_id: int | None = None,
         body: Any = None,
@@ -109,7 +109,7 @@ class MessagingPlatformHook(BaseHook, ApiMethods):
             if exc.status != 401 or not self._reread_connection():
                 raise
             result = self.client.call(operation, account_id=account_id, body=body, query=query, **path_params)
-        for name in OPERATIONS[operation].secret_fields:
+        for name in resolve(operation).secret_fields:
             if isinstance(result, dict) and result.get(name):
                 mask_secret(result[name])  # masked the moment it is read, before anything can log it
         return result

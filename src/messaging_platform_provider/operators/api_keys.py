@@ -8,6 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from messaging_platform_provider.client.bodies import ApiKeyFields, ApiKeyOptions
+from messaging_platform_provider.client.fields import keys
+from messaging_platform_provider.client.operations import Operations
 from messaging_platform_provider.operators.base import (
     BASE_TEMPLATE_FIELDS,
     MessagingPlatformBaseOperator,
@@ -19,11 +22,19 @@ if TYPE_CHECKING:
 
     from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 
+__all__ = [
+    "MessagingPlatformChangeApiKeySecretOperator",
+    "MessagingPlatformCreateApiKeyOperator",
+    "MessagingPlatformGetApiKeyOperator",
+    "MessagingPlatformListApiKeysOperator",
+    "MessagingPlatformRevokeApiKeyOperator",
+]
+
 
 class MessagingPlatformListApiKeysOperator(MessagingPlatformBaseOperator):
     """List the account's API keys (the platform sends no secrets here); returns the list."""
 
-    operation = "list_api_keys"
+    operation = Operations.list_api_keys
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
         return hook.list_api_keys(account_id=self.account)
@@ -34,7 +45,7 @@ class MessagingPlatformGetApiKeyOperator(MessagingPlatformBaseOperator):
     Get one API key; returns it without ``Secret`` unless ``include_secret=True``. ``key_id`` is templated.
     """
 
-    operation = "get_api_key"
+    operation = Operations.get_api_key
     template_fields = (*BASE_TEMPLATE_FIELDS, "key_id")
 
     def __init__(self, *, key_id: int | str, include_secret: bool = False, **kwargs: Any) -> None:
@@ -56,8 +67,8 @@ class MessagingPlatformCreateApiKeyOperator(MessagingPlatformCreateOperator):
     :param idempotent: a retry finds the key by a run marker appended to ``Label`` and re-reads its secret.
     """
 
-    operation = "create_api_key"
-    template_fields = (*BASE_TEMPLATE_FIELDS, "key_label", "key_type", "valid_to", "extra")
+    operation = Operations.create_api_key
+    template_fields = (*BASE_TEMPLATE_FIELDS, *keys(ApiKeyFields), "extra")
 
     def __init__(
         self,
@@ -77,13 +88,9 @@ class MessagingPlatformCreateApiKeyOperator(MessagingPlatformCreateOperator):
         self.include_secret = include_secret
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        options = self.declared_values(ApiKeyOptions)
         return hook.create_api_key(
-            self.key_label,
-            self.key_type,
-            valid_to=self.valid_to,
-            extra=self.extra,
-            once=self.once(context),
-            account_id=self.account,
+            self.key_label, extra=self.extra, once=self.once(context), account_id=self.account, **options
         )
 
 
@@ -94,7 +101,7 @@ class MessagingPlatformChangeApiKeySecretOperator(MessagingPlatformBaseOperator)
     rotation operator instead: this one does not store the new secret anywhere.
     """
 
-    operation = "change_api_key_secret"
+    operation = Operations.change_api_key_secret
     template_fields = (*BASE_TEMPLATE_FIELDS, "key_id")
 
     def __init__(self, *, key_id: int | str, include_secret: bool = False, **kwargs: Any) -> None:
@@ -109,7 +116,7 @@ class MessagingPlatformChangeApiKeySecretOperator(MessagingPlatformBaseOperator)
 class MessagingPlatformRevokeApiKeyOperator(MessagingPlatformBaseOperator):
     """Revoke an API key; returns ``True``, or ``False`` if it was already revoked or unknown."""
 
-    operation = "revoke_api_key"
+    operation = Operations.revoke_api_key
     template_fields = (*BASE_TEMPLATE_FIELDS, "key_id")
 
     def __init__(self, *, key_id: int | str, missing_ok: bool = True, **kwargs: Any) -> None:

@@ -6,19 +6,25 @@ Kept light for DAG parsing: the hook (and ``requests``) is imported when a task 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from airflow.sdk import BaseOperator
 
-from messaging_platform_provider.client.operations import OPERATIONS
+from messaging_platform_provider.client.fields import keys
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
 
     from messaging_platform_provider.client.once import CreateOnce
+    from messaging_platform_provider.client.operations import Operation
     from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+
+__all__ = [
+    "MessagingPlatformBaseOperator",
+    "MessagingPlatformCreateOperator",
+]
 
 DEFAULT_CONN_ID = "messaging_platform_default"
 BASE_TEMPLATE_FIELDS: tuple[str, ...] = ("account_id",)
@@ -55,7 +61,7 @@ class MessagingPlatformBaseOperator(BaseOperator):
     :param account_id: account to act on (templated); defaults to the connection's Account ID.
     """
 
-    operation: ClassVar[str]
+    operation: ClassVar[Operation]
     template_fields: Sequence[str] = BASE_TEMPLATE_FIELDS
     ui_color = "#e3f2fd"
 
@@ -70,13 +76,9 @@ class MessagingPlatformBaseOperator(BaseOperator):
         self.messaging_platform_conn_id = messaging_platform_conn_id
         self.account_id = account_id
 
-    def _keep(self, values: Mapping[str, Any], names: Iterable[str]) -> None:
-        """Store the named constructor arguments as attributes (the template fields of the same names)."""
-        for name in names:
-            setattr(self, name, values[name])
-
-    def _kept(self, names: Iterable[str]) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in names}
+    def declared_values(self, body: type) -> dict[str, Any]:
+        """The rendered values of a body declaration's fields (``client/bodies.py``), read from the attributes."""
+        return {key: getattr(self, key) for key in keys(body)}
 
     @cached_property
     def hook(self) -> MessagingPlatformHook:
@@ -113,7 +115,7 @@ class MessagingPlatformBaseOperator(BaseOperator):
 
     def to_xcom(self, result: Any) -> Any:
         """Never push a secret the platform returned, unless the operator was told to (``include_secret``)."""
-        secret_fields = OPERATIONS[self.operation].secret_fields
+        secret_fields = self.operation.secret_fields
         if secret_fields and not getattr(self, "include_secret", False):
             return without_secrets(result, secret_fields)
         return result

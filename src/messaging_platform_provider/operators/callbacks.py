@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from messaging_platform_provider.client.bodies import CallbackFields, CallbackOptions
+from messaging_platform_provider.client.fields import keys
+from messaging_platform_provider.client.operations import Operations
 from messaging_platform_provider.operators.base import (
     BASE_TEMPLATE_FIELDS,
     MessagingPlatformBaseOperator,
@@ -15,6 +18,13 @@ if TYPE_CHECKING:
     from airflow.sdk import Context
 
     from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+
+__all__ = [
+    "MessagingPlatformAttachKeywordCampaignOperator",
+    "MessagingPlatformCreateCallbackOperator",
+    "MessagingPlatformGetCallbackOperator",
+    "MessagingPlatformListCallbacksOperator",
+]
 
 
 class MessagingPlatformCreateCallbackOperator(MessagingPlatformCreateOperator):
@@ -27,8 +37,8 @@ class MessagingPlatformCreateCallbackOperator(MessagingPlatformCreateOperator):
         (two identical records would deliver every event twice).
     """
 
-    operation = "create_callback"
-    template_fields = (*BASE_TEMPLATE_FIELDS, "callback_type", "url", "extra")
+    operation = Operations.create_callback
+    template_fields = (*BASE_TEMPLATE_FIELDS, *keys(CallbackFields), "extra")
 
     def __init__(
         self,
@@ -46,20 +56,16 @@ class MessagingPlatformCreateCallbackOperator(MessagingPlatformCreateOperator):
         self.extra = extra
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        options = self.declared_values(CallbackOptions)
         return hook.create_callback(
-            self.callback_type,
-            self.url,
-            active=self.active,
-            extra=self.extra,
-            once=self.once(context),
-            account_id=self.account,
+            self.callback_type, self.url, extra=self.extra, once=self.once(context), account_id=self.account, **options
         )
 
 
 class MessagingPlatformListCallbacksOperator(MessagingPlatformBaseOperator):
     """List the account's callback records; returns the list."""
 
-    operation = "list_callbacks"
+    operation = Operations.list_callbacks
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
         return hook.list_callbacks(account_id=self.account)
@@ -68,7 +74,7 @@ class MessagingPlatformListCallbacksOperator(MessagingPlatformBaseOperator):
 class MessagingPlatformGetCallbackOperator(MessagingPlatformBaseOperator):
     """Get one callback record; returns it. ``callback_id`` is templated."""
 
-    operation = "get_callback"
+    operation = Operations.get_callback
     template_fields = (*BASE_TEMPLATE_FIELDS, "callback_id")
 
     def __init__(self, *, callback_id: int | str, **kwargs: Any) -> None:
@@ -89,7 +95,7 @@ class MessagingPlatformAttachKeywordCampaignOperator(MessagingPlatformBaseOperat
     :param campaign_id: campaign to attach; sent as the bare JSON integer body.
     """
 
-    operation = "attach_keyword_campaign"
+    operation = Operations.attach_keyword_campaign
     template_fields = (*BASE_TEMPLATE_FIELDS, "channel", "keyword_id", "campaign_id")
 
     def __init__(self, *, channel: int | str, keyword_id: int | str, campaign_id: int | str, **kwargs: Any) -> None:

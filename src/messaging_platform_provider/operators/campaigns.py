@@ -5,31 +5,36 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from messaging_platform_provider.client.bodies import (
+    CampaignCouponFields,
+    CampaignCouponOptions,
+    CampaignFields,
+    CampaignOptions,
+)
+from messaging_platform_provider.client.fields import keys
+from messaging_platform_provider.client.operations import Operations
 from messaging_platform_provider.operators.base import (
     BASE_TEMPLATE_FIELDS,
     MessagingPlatformBaseOperator,
     MessagingPlatformCreateOperator,
-    optional_int,
 )
 
 if TYPE_CHECKING:
-    from airflow.sdk import BaseOperator, Context
+    from airflow.sdk import Context
 
     from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 
-_CAMPAIGN_FIELDS = (
-    "name",
-    "campaign_type",
-    "subscription_id",
-    "content_id",
-    "content",
-    "user_data",
-    "single_use",
-    "single_use_content_id",
-    "links",
-    "is_default",
-    "extra",
-)
+__all__ = [
+    "MessagingPlatformCreateCampaignCouponOperator",
+    "MessagingPlatformCreateCampaignOperator",
+    "MessagingPlatformDeleteCampaignOperator",
+    "MessagingPlatformGetCampaignCouponOperator",
+    "MessagingPlatformGetCampaignCouponRedemptionsOperator",
+    "MessagingPlatformGetCampaignOperator",
+    "MessagingPlatformListCampaignsOperator",
+    "MessagingPlatformUpdateCampaignCouponOperator",
+    "MessagingPlatformUpdateCampaignOperator",
+]
 
 
 class MessagingPlatformListCampaignsOperator(MessagingPlatformBaseOperator):
@@ -40,7 +45,7 @@ class MessagingPlatformListCampaignsOperator(MessagingPlatformBaseOperator):
     :param odata_filter: an OData ``$filter`` expression (templated), e.g. ``"CampaignTypeId eq 4"``.
     """
 
-    operation = "list_campaigns"
+    operation = Operations.list_campaigns
     template_fields = (*BASE_TEMPLATE_FIELDS, "odata_filter")
 
     def __init__(self, *, only_mine: bool | None = None, odata_filter: str | None = None, **kwargs: Any) -> None:
@@ -55,7 +60,7 @@ class MessagingPlatformListCampaignsOperator(MessagingPlatformBaseOperator):
 class MessagingPlatformGetCampaignOperator(MessagingPlatformBaseOperator):
     """Get one campaign; returns it. ``campaign_id`` is templated."""
 
-    operation = "get_campaign"
+    operation = Operations.get_campaign
     template_fields = (*BASE_TEMPLATE_FIELDS, "campaign_id")
 
     def __init__(self, *, campaign_id: int | str, **kwargs: Any) -> None:
@@ -76,8 +81,8 @@ class MessagingPlatformCreateCampaignOperator(MessagingPlatformCreateOperator):
     :param idempotent: a retry finds the campaign by a run marker appended to ``UserData``.
     """
 
-    operation = "create_campaign"
-    template_fields = (*BASE_TEMPLATE_FIELDS, *_CAMPAIGN_FIELDS)
+    operation = Operations.create_campaign
+    template_fields = (*BASE_TEMPLATE_FIELDS, *keys(CampaignFields), "extra")
 
     def __init__(
         self,
@@ -96,18 +101,30 @@ class MessagingPlatformCreateCampaignOperator(MessagingPlatformCreateOperator):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        self._keep(locals(), _CAMPAIGN_FIELDS)
+        self.name = name
+        self.campaign_type = campaign_type
+        self.subscription_id = subscription_id
+        self.content_id = content_id
+        self.content = content
+        self.user_data = user_data
+        self.single_use = single_use
+        self.single_use_content_id = single_use_content_id
+        self.links = links
+        self.is_default = is_default
+        self.extra = extra
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        fields = self._kept(_CAMPAIGN_FIELDS)
-        return hook.create_campaign(**fields, once=self.once(context), account_id=self.account)
+        options = self.declared_values(CampaignOptions)
+        return hook.create_campaign(
+            self.name, self.campaign_type, extra=self.extra, once=self.once(context), account_id=self.account, **options
+        )
 
 
 class MessagingPlatformUpdateCampaignOperator(MessagingPlatformBaseOperator):
     """Change the given fields of a campaign (``None`` fields are not sent); returns it. Templated."""
 
-    operation = "update_campaign"
-    template_fields = (*BASE_TEMPLATE_FIELDS, "campaign_id", *_CAMPAIGN_FIELDS)
+    operation = Operations.update_campaign
+    template_fields = (*BASE_TEMPLATE_FIELDS, "campaign_id", *keys(CampaignFields), "extra")
 
     def __init__(
         self,
@@ -128,10 +145,21 @@ class MessagingPlatformUpdateCampaignOperator(MessagingPlatformBaseOperator):
     ) -> None:
         super().__init__(**kwargs)
         self.campaign_id = campaign_id
-        self._keep(locals(), _CAMPAIGN_FIELDS)
+        self.name = name
+        self.campaign_type = campaign_type
+        self.subscription_id = subscription_id
+        self.content_id = content_id
+        self.content = content
+        self.user_data = user_data
+        self.single_use = single_use
+        self.single_use_content_id = single_use_content_id
+        self.links = links
+        self.is_default = is_default
+        self.extra = extra
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.update_campaign(self.campaign_id, **self._kept(_CAMPAIGN_FIELDS), account_id=self.account)
+        fields = self.declared_values(CampaignFields)
+        return hook.update_campaign(self.campaign_id, extra=self.extra, account_id=self.account, **fields)
 
 
 class MessagingPlatformDeleteCampaignOperator(MessagingPlatformBaseOperator):
@@ -141,7 +169,7 @@ class MessagingPlatformDeleteCampaignOperator(MessagingPlatformBaseOperator):
     :param missing_ok: a campaign already gone is success (default); ``False`` fails the task instead.
     """
 
-    operation = "delete_campaign"
+    operation = Operations.delete_campaign
     template_fields = (*BASE_TEMPLATE_FIELDS, "campaign_id")
 
     def __init__(self, *, campaign_id: int | str, missing_ok: bool = True, **kwargs: Any) -> None:
@@ -157,44 +185,10 @@ class MessagingPlatformDeleteCampaignOperator(MessagingPlatformBaseOperator):
         )
 
 
-_COUPON_FIELDS = (
-    "coupon_type",
-    "static_code",
-    "prefix",
-    "external_id1",
-    "external_id2",
-    "valid_from",
-    "valid_to",
-    "max_uses",
-    "valid_date_type",
-    "valid_rolling_days",
-    "valid_rolling_offset",
-    "external_list_id",
-    "external_coupon_list",
-    "name",
-    "description",
-    "extra",
-)
-_COUPON_NUMBERS = {
-    "external_list_id": "ExternalListId",
-    "max_uses": "MaxUses",
-    "valid_rolling_days": "ValidRollingDays",
-    "valid_rolling_offset": "ValidRollingOffSet",
-}
+class _CampaignCouponOperator(MessagingPlatformBaseOperator):
+    """The fields of a coupon definition, shared by its create and update operators (documented on the update)."""
 
-
-class MessagingPlatformUpdateCampaignCouponOperator(MessagingPlatformBaseOperator):
-    """
-    Set the coupon definition of a coupon campaign; returns the platform's answer. Templated.
-
-    :param coupon_type: Static, Dynamic or External (or 0, 1, 2).
-    :param static_code: required for Static; sent as ``""`` for the other types.
-    :param external_list_id: an External coupon needs this or ``external_coupon_list``.
-    :param valid_date_type: None, Static or Rolling (or 0, 1, 2); Rolling needs ``valid_rolling_days``.
-    """
-
-    operation = "update_campaign_coupon"
-    template_fields = (*BASE_TEMPLATE_FIELDS, "campaign_id", *_COUPON_FIELDS)
+    template_fields = (*BASE_TEMPLATE_FIELDS, "campaign_id", *keys(CampaignCouponFields), "extra")
 
     def __init__(
         self,
@@ -207,10 +201,10 @@ class MessagingPlatformUpdateCampaignCouponOperator(MessagingPlatformBaseOperato
         external_id2: str | None = None,
         valid_from: Any = None,
         valid_to: Any = None,
-        max_uses: int | None = None,
+        max_uses: int | str | None = None,
         valid_date_type: int | str | None = None,
-        valid_rolling_days: int | None = None,
-        valid_rolling_offset: int | None = None,
+        valid_rolling_days: int | str | None = None,
+        valid_rolling_offset: int | str | None = None,
         external_list_id: int | str | None = None,
         external_coupon_list: Mapping[str, Any] | None = None,
         name: str | None = None,
@@ -220,21 +214,45 @@ class MessagingPlatformUpdateCampaignCouponOperator(MessagingPlatformBaseOperato
     ) -> None:
         super().__init__(**kwargs)
         self.campaign_id = campaign_id
-        self._keep(locals(), _COUPON_FIELDS)
+        self.coupon_type = coupon_type
+        self.static_code = static_code
+        self.prefix = prefix
+        self.external_id1 = external_id1
+        self.external_id2 = external_id2
+        self.valid_from = valid_from
+        self.valid_to = valid_to
+        self.max_uses = max_uses
+        self.valid_date_type = valid_date_type
+        self.valid_rolling_days = valid_rolling_days
+        self.valid_rolling_offset = valid_rolling_offset
+        self.external_list_id = external_list_id
+        self.external_coupon_list = external_coupon_list
+        self.name = name
+        self.description = description
+        self.extra = extra
+
+
+class MessagingPlatformUpdateCampaignCouponOperator(_CampaignCouponOperator):
+    """
+    Set the coupon definition of a coupon campaign; returns the platform's answer. Every field is templated.
+
+    :param coupon_type: Static, Dynamic or External (or 0, 1, 2).
+    :param static_code: required for Static; sent as ``""`` for the other types.
+    :param external_list_id: an External coupon needs this or ``external_coupon_list``.
+    :param valid_date_type: None, Static or Rolling (or 0, 1, 2); Rolling needs ``valid_rolling_days``.
+    :param max_uses: how often one code may be redeemed; with the day counts, a whole number (or its template).
+    """
+
+    operation = Operations.update_campaign_coupon
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.update_campaign_coupon(self.campaign_id, **_coupon_fields(self), account_id=self.account)
+        options = self.declared_values(CampaignCouponOptions)
+        return hook.update_campaign_coupon(
+            self.campaign_id, self.coupon_type, extra=self.extra, account_id=self.account, **options
+        )
 
 
-def _coupon_fields(op: BaseOperator) -> dict[str, Any]:
-    """The rendered coupon definition fields of a create or update operator, numbers as numbers."""
-    fields = {name: getattr(op, name) for name in _COUPON_FIELDS}
-    for name, field in _COUPON_NUMBERS.items():
-        fields[name] = optional_int(field, fields[name])
-    return fields
-
-
-class MessagingPlatformCreateCampaignCouponOperator(MessagingPlatformCreateOperator):
+class MessagingPlatformCreateCampaignCouponOperator(_CampaignCouponOperator, MessagingPlatformCreateOperator):
     """
     Give a coupon campaign its coupon definition; returns it. The platform refuses a second definition: change
     one with ``MessagingPlatformUpdateCampaignCouponOperator``. Fields and their rules as for that operator;
@@ -244,45 +262,24 @@ class MessagingPlatformCreateCampaignCouponOperator(MessagingPlatformCreateOpera
         earlier try made; without a store the retry gets the platform's refusal, never a second definition.
     """
 
-    operation = "create_campaign_coupon"
-    template_fields = (*BASE_TEMPLATE_FIELDS, "campaign_id", *_COUPON_FIELDS)
-
-    def __init__(
-        self,
-        *,
-        campaign_id: int | str,
-        coupon_type: int | str,
-        static_code: str | None = None,
-        prefix: str | None = None,
-        external_id1: str | None = None,
-        external_id2: str | None = None,
-        valid_from: Any = None,
-        valid_to: Any = None,
-        max_uses: int | None = None,
-        valid_date_type: int | str | None = None,
-        valid_rolling_days: int | None = None,
-        valid_rolling_offset: int | None = None,
-        external_list_id: int | str | None = None,
-        external_coupon_list: Mapping[str, Any] | None = None,
-        name: str | None = None,
-        description: str | None = None,
-        extra: Mapping[str, Any] | None = None,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        self.campaign_id = campaign_id
-        self._keep(locals(), _COUPON_FIELDS)
+    operation = Operations.create_campaign_coupon
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        options = self.declared_values(CampaignCouponOptions)
         return hook.create_campaign_coupon(
-            self.campaign_id, **_coupon_fields(self), once=self.once(context), account_id=self.account
+            self.campaign_id,
+            self.coupon_type,
+            extra=self.extra,
+            once=self.once(context),
+            account_id=self.account,
+            **options,
         )
 
 
 class MessagingPlatformGetCampaignCouponOperator(MessagingPlatformBaseOperator):
     """Get the coupon definition of a coupon campaign; returns it. ``campaign_id`` is templated."""
 
-    operation = "get_campaign_coupon"
+    operation = Operations.get_campaign_coupon
     template_fields = (*BASE_TEMPLATE_FIELDS, "campaign_id")
 
     def __init__(self, *, campaign_id: int | str, **kwargs: Any) -> None:
@@ -299,7 +296,7 @@ class MessagingPlatformGetCampaignCouponRedemptionsOperator(MessagingPlatformBas
     ``TooManyCount``, ``TotalBadCount``, ``FirstSuccessful``, ``LastSuccessful``); returns them. Templated.
     """
 
-    operation = "get_campaign_coupon_redemptions"
+    operation = Operations.get_campaign_coupon_redemptions
     template_fields = (*BASE_TEMPLATE_FIELDS, "campaign_id")
 
     def __init__(self, *, campaign_id: int | str, **kwargs: Any) -> None:

@@ -5,12 +5,23 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from messaging_platform_provider.client.bodies import FilterGroupFields
+from messaging_platform_provider.client.fields import keys
+from messaging_platform_provider.client.operations import Operations
 from messaging_platform_provider.operators.base import BASE_TEMPLATE_FIELDS, MessagingPlatformBaseOperator, optional_int
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
 
     from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+
+__all__ = [
+    "MessagingPlatformGetContactOperator",
+    "MessagingPlatformGetFilterGroupOperator",
+    "MessagingPlatformListContactsOperator",
+    "MessagingPlatformListFilterGroupsOperator",
+    "MessagingPlatformUpdateFilterGroupOperator",
+]
 
 
 class MessagingPlatformListContactsOperator(MessagingPlatformBaseOperator):
@@ -23,7 +34,7 @@ class MessagingPlatformListContactsOperator(MessagingPlatformBaseOperator):
     :param odata_filter: an OData ``$filter`` expression, e.g. ``"StatusId eq 0"``.
     """
 
-    operation = "list_contacts"
+    operation = Operations.list_contacts
     template_fields = (*BASE_TEMPLATE_FIELDS, "top", "skip", "odata_filter")
 
     def __init__(
@@ -46,7 +57,7 @@ class MessagingPlatformListContactsOperator(MessagingPlatformBaseOperator):
 class MessagingPlatformGetContactOperator(MessagingPlatformBaseOperator):
     """Get one contact; returns it. ``contact_id`` is templated."""
 
-    operation = "get_contact"
+    operation = Operations.get_contact
     template_fields = (*BASE_TEMPLATE_FIELDS, "contact_id")
 
     def __init__(self, *, contact_id: int | str, **kwargs: Any) -> None:
@@ -60,7 +71,7 @@ class MessagingPlatformGetContactOperator(MessagingPlatformBaseOperator):
 class MessagingPlatformListFilterGroupsOperator(MessagingPlatformBaseOperator):
     """List the filter groups of a contact list (flat); returns the list. ``contact_list_id`` is templated."""
 
-    operation = "list_filter_groups"
+    operation = Operations.list_filter_groups
     template_fields = (*BASE_TEMPLATE_FIELDS, "contact_list_id")
 
     def __init__(self, *, contact_list_id: int | str, **kwargs: Any) -> None:
@@ -74,7 +85,7 @@ class MessagingPlatformListFilterGroupsOperator(MessagingPlatformBaseOperator):
 class MessagingPlatformGetFilterGroupOperator(MessagingPlatformBaseOperator):
     """Get one filter group; returns it. Ids are templated."""
 
-    operation = "get_filter_group"
+    operation = Operations.get_filter_group
     template_fields = (*BASE_TEMPLATE_FIELDS, "contact_list_id", "group_id")
 
     def __init__(self, *, contact_list_id: int | str, group_id: int | str, **kwargs: Any) -> None:
@@ -94,8 +105,8 @@ class MessagingPlatformUpdateFilterGroupOperator(MessagingPlatformBaseOperator):
     :param extra: further fields; ``Groups`` and ``Filters`` are refused (change them through the contact list).
     """
 
-    operation = "update_filter_group"
-    template_fields = (*BASE_TEMPLATE_FIELDS, "contact_list_id", "group_id", "operator", "extra")
+    operation = Operations.update_filter_group
+    template_fields = (*BASE_TEMPLATE_FIELDS, "contact_list_id", "group_id", *keys(FilterGroupFields), "extra")
 
     def __init__(
         self,
@@ -113,6 +124,7 @@ class MessagingPlatformUpdateFilterGroupOperator(MessagingPlatformBaseOperator):
         self.extra = extra
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        fields = self.declared_values(FilterGroupFields)
         return hook.update_filter_group(
-            self.contact_list_id, self.group_id, operator=self.operator, extra=self.extra, account_id=self.account
+            self.contact_list_id, self.group_id, extra=self.extra, account_id=self.account, **fields
         )

@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from messaging_platform_provider.client.bodies import ExternalCouponListFields, ExternalCouponListOptions
+from messaging_platform_provider.client.fields import keys
+from messaging_platform_provider.client.operations import Operations
 from messaging_platform_provider.operators.base import (
     BASE_TEMPLATE_FIELDS,
     MessagingPlatformBaseOperator,
@@ -16,13 +19,21 @@ if TYPE_CHECKING:
 
     from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 
-_LIST_FIELDS = ("name", "description", "inheritable", "coupon_codes", "extra")
+__all__ = [
+    "MessagingPlatformCreateExternalCouponListOperator",
+    "MessagingPlatformDeleteExternalCouponCodeOperator",
+    "MessagingPlatformDeleteExternalCouponListOperator",
+    "MessagingPlatformGetExternalCouponListOperator",
+    "MessagingPlatformListExternalCouponCodesOperator",
+    "MessagingPlatformListExternalCouponListsOperator",
+    "MessagingPlatformUpdateExternalCouponListOperator",
+]
 
 
 class MessagingPlatformListExternalCouponListsOperator(MessagingPlatformBaseOperator):
     """List the account's external coupon lists; returns the list."""
 
-    operation = "list_external_coupon_lists"
+    operation = Operations.list_external_coupon_lists
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
         return hook.list_external_coupon_lists(account_id=self.account)
@@ -31,7 +42,7 @@ class MessagingPlatformListExternalCouponListsOperator(MessagingPlatformBaseOper
 class MessagingPlatformGetExternalCouponListOperator(MessagingPlatformBaseOperator):
     """Get one external coupon list; returns it. ``coupon_list_id`` is templated."""
 
-    operation = "get_external_coupon_list"
+    operation = Operations.get_external_coupon_list
     template_fields = (*BASE_TEMPLATE_FIELDS, "coupon_list_id")
 
     def __init__(self, *, coupon_list_id: int | str, **kwargs: Any) -> None:
@@ -50,8 +61,8 @@ class MessagingPlatformCreateExternalCouponListOperator(MessagingPlatformCreateO
     :param idempotent: a retry finds the list by a run marker appended to ``Description``.
     """
 
-    operation = "create_external_coupon_list"
-    template_fields = (*BASE_TEMPLATE_FIELDS, *_LIST_FIELDS)
+    operation = Operations.create_external_coupon_list
+    template_fields = (*BASE_TEMPLATE_FIELDS, *keys(ExternalCouponListFields), "extra")
 
     def __init__(
         self,
@@ -64,19 +75,24 @@ class MessagingPlatformCreateExternalCouponListOperator(MessagingPlatformCreateO
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        self._keep(locals(), _LIST_FIELDS)
+        self.name = name
+        self.description = description
+        self.inheritable = inheritable
+        self.coupon_codes = coupon_codes
+        self.extra = extra
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        options = self.declared_values(ExternalCouponListOptions)
         return hook.create_external_coupon_list(
-            **self._kept(_LIST_FIELDS), once=self.once(context), account_id=self.account
+            self.name, extra=self.extra, once=self.once(context), account_id=self.account, **options
         )
 
 
 class MessagingPlatformUpdateExternalCouponListOperator(MessagingPlatformBaseOperator):
     """Change a list's fields and add ``coupon_codes`` to it; returns the list. Templated."""
 
-    operation = "update_external_coupon_list"
-    template_fields = (*BASE_TEMPLATE_FIELDS, "coupon_list_id", *_LIST_FIELDS)
+    operation = Operations.update_external_coupon_list
+    template_fields = (*BASE_TEMPLATE_FIELDS, "coupon_list_id", *keys(ExternalCouponListFields), "extra")
 
     def __init__(
         self,
@@ -91,18 +107,23 @@ class MessagingPlatformUpdateExternalCouponListOperator(MessagingPlatformBaseOpe
     ) -> None:
         super().__init__(**kwargs)
         self.coupon_list_id = coupon_list_id
-        self._keep(locals(), _LIST_FIELDS)
+        self.name = name
+        self.description = description
+        self.inheritable = inheritable
+        self.coupon_codes = coupon_codes
+        self.extra = extra
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        fields = self.declared_values(ExternalCouponListFields)
         return hook.update_external_coupon_list(
-            self.coupon_list_id, **self._kept(_LIST_FIELDS), account_id=self.account
+            self.coupon_list_id, extra=self.extra, account_id=self.account, **fields
         )
 
 
 class MessagingPlatformDeleteExternalCouponListOperator(MessagingPlatformBaseOperator):
     """Delete a list with its codes; returns ``True``, or ``False`` if it was already gone."""
 
-    operation = "delete_external_coupon_list"
+    operation = Operations.delete_external_coupon_list
     template_fields = (*BASE_TEMPLATE_FIELDS, "coupon_list_id")
 
     def __init__(self, *, coupon_list_id: int | str, missing_ok: bool = True, **kwargs: Any) -> None:
@@ -119,7 +140,7 @@ class MessagingPlatformDeleteExternalCouponListOperator(MessagingPlatformBaseOpe
 class MessagingPlatformListExternalCouponCodesOperator(MessagingPlatformBaseOperator):
     """List the codes of an external coupon list; returns the list. ``coupon_list_id`` is templated."""
 
-    operation = "list_external_coupon_codes"
+    operation = Operations.list_external_coupon_codes
     template_fields = (*BASE_TEMPLATE_FIELDS, "coupon_list_id")
 
     def __init__(self, *, coupon_list_id: int | str, **kwargs: Any) -> None:
@@ -133,7 +154,7 @@ class MessagingPlatformListExternalCouponCodesOperator(MessagingPlatformBaseOper
 class MessagingPlatformDeleteExternalCouponCodeOperator(MessagingPlatformBaseOperator):
     """Delete one code from a list; returns ``True``, or ``False`` if it was already gone. Templated."""
 
-    operation = "delete_external_coupon_code"
+    operation = Operations.delete_external_coupon_code
     template_fields = (*BASE_TEMPLATE_FIELDS, "coupon_list_id", "coupon_code")
 
     def __init__(self, *, coupon_list_id: int | str, coupon_code: str, missing_ok: bool = True, **kwargs: Any) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from messaging_platform_provider.client.operations import Operations
 from messaging_platform_provider.operators.base import BASE_TEMPLATE_FIELDS, MessagingPlatformBaseOperator
 
 if TYPE_CHECKING:
@@ -17,6 +18,10 @@ if TYPE_CHECKING:
     from messaging_platform_provider.rotation.targets import CredentialTarget
 
 DEFAULT_AIRFLOW_API_CONN_ID = "airflow_api_default"
+
+__all__ = [
+    "MessagingPlatformRotateApiKeyOperator",
+]
 
 
 class MessagingPlatformRotateApiKeyOperator(MessagingPlatformBaseOperator):
@@ -45,7 +50,7 @@ class MessagingPlatformRotateApiKeyOperator(MessagingPlatformBaseOperator):
     :param account_id: account of the keys (templated); defaults to the connection's.
     """
 
-    operation = "create_api_key"
+    operation = Operations.create_api_key
     template_fields = (*BASE_TEMPLATE_FIELDS, "target_conn_id", "airflow_api_conn_id", "key_label", "valid_to")
     ui_color = "#fff3e0"
 

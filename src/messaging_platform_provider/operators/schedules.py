@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from messaging_platform_provider.client.bodies import ScheduleFields, ScheduleOptions
+from messaging_platform_provider.client.fields import keys
+from messaging_platform_provider.client.operations import Operations
 from messaging_platform_provider.operators.base import (
     BASE_TEMPLATE_FIELDS,
     MessagingPlatformBaseOperator,
@@ -17,32 +20,19 @@ if TYPE_CHECKING:
 
     from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 
-_DEFINITION = ("schedule_type", "run_at", "start_from", "end_after", "week_day", "month_day", "extra")
-
-
-class _ScheduleDefinition:
-    """The schedule request fields that create and update share (spec 2.1)."""
-
-    schedule_type: int | str
-    run_at: Any
-    start_from: Any
-    end_after: Any
-    week_day: Any
-    month_day: Any
-    extra: Mapping[str, Any] | None
-
-    def _set_definition(self, values: Mapping[str, Any]) -> None:
-        for name in _DEFINITION:
-            setattr(self, name, values[name])
-
-    def definition(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in _DEFINITION}
+__all__ = [
+    "MessagingPlatformCreateScheduleOperator",
+    "MessagingPlatformDeleteScheduleOperator",
+    "MessagingPlatformGetScheduleOperator",
+    "MessagingPlatformListSchedulesOperator",
+    "MessagingPlatformUpdateScheduleOperator",
+]
 
 
 class MessagingPlatformListSchedulesOperator(MessagingPlatformBaseOperator):
     """List the schedules of an action; returns the list. ``action_id`` is templated."""
 
-    operation = "list_schedules"
+    operation = Operations.list_schedules
     template_fields = (*BASE_TEMPLATE_FIELDS, "action_id")
 
     def __init__(self, *, action_id: int | str, **kwargs: Any) -> None:
@@ -56,7 +46,7 @@ class MessagingPlatformListSchedulesOperator(MessagingPlatformBaseOperator):
 class MessagingPlatformGetScheduleOperator(MessagingPlatformBaseOperator):
     """Get one schedule (with its ProcessStatus); returns it. Ids are templated."""
 
-    operation = "get_schedule"
+    operation = Operations.get_schedule
     template_fields = (*BASE_TEMPLATE_FIELDS, "action_id", "schedule_id")
 
     def __init__(self, *, action_id: int | str, schedule_id: int | str, **kwargs: Any) -> None:
@@ -68,9 +58,7 @@ class MessagingPlatformGetScheduleOperator(MessagingPlatformBaseOperator):
         return hook.get_schedule(self.action_id, self.schedule_id, account_id=self.account)
 
 
-class MessagingPlatformCreateScheduleOperator(
-    _ScheduleDefinition, WaitForSchedulesMixin, MessagingPlatformCreateOperator
-):
+class MessagingPlatformCreateScheduleOperator(WaitForSchedulesMixin, MessagingPlatformCreateOperator):
     """
     Create a schedule on an action; returns it. Every field is templated.
 
@@ -91,8 +79,8 @@ class MessagingPlatformCreateScheduleOperator(
     :param max_transient_errors: transient errors in a row tolerated while waiting.
     """
 
-    operation = "create_schedule"
-    template_fields = (*BASE_TEMPLATE_FIELDS, "action_id", *_DEFINITION, *WAIT_TEMPLATE_FIELDS)
+    operation = Operations.create_schedule
+    template_fields = (*BASE_TEMPLATE_FIELDS, "action_id", *keys(ScheduleFields), "extra", *WAIT_TEMPLATE_FIELDS)
 
     def __init__(
         self,
@@ -116,13 +104,26 @@ class MessagingPlatformCreateScheduleOperator(
     ) -> None:
         super().__init__(**kwargs)
         self.action_id = action_id
-        self._set_definition(locals())
+        self.schedule_type = schedule_type
+        self.run_at = run_at
+        self.start_from = start_from
+        self.end_after = end_after
+        self.week_day = week_day
+        self.month_day = month_day
+        self.extra = extra
         args = locals()
         self._init_wait(**{name: args[name] for name in WAIT_ARGUMENTS})
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
         schedule = hook.create_schedule(
-            self.action_id, **self.definition(), once=self.once(context), account_id=self.account
+            self.action_id,
+            self.schedule_type,
+            self.run_at,
+            self.start_from,
+            extra=self.extra,
+            once=self.once(context),
+            account_id=self.account,
+            **self.declared_values(ScheduleOptions),
         )
         return self.wait_for(context, self.action_id, [str(schedule["Id"])], schedule)
 
@@ -134,11 +135,11 @@ class MessagingPlatformCreateScheduleOperator(
         return schedule
 
 
-class MessagingPlatformUpdateScheduleOperator(_ScheduleDefinition, MessagingPlatformBaseOperator):
+class MessagingPlatformUpdateScheduleOperator(MessagingPlatformBaseOperator):
     """Replace a schedule's definition (same fields as create); returns it. Templated."""
 
-    operation = "update_schedule"
-    template_fields = (*BASE_TEMPLATE_FIELDS, "action_id", "schedule_id", *_DEFINITION)
+    operation = Operations.update_schedule
+    template_fields = (*BASE_TEMPLATE_FIELDS, "action_id", "schedule_id", *keys(ScheduleFields), "extra")
 
     def __init__(
         self,
@@ -157,16 +158,31 @@ class MessagingPlatformUpdateScheduleOperator(_ScheduleDefinition, MessagingPlat
         super().__init__(**kwargs)
         self.action_id = action_id
         self.schedule_id = schedule_id
-        self._set_definition(locals())
+        self.schedule_type = schedule_type
+        self.run_at = run_at
+        self.start_from = start_from
+        self.end_after = end_after
+        self.week_day = week_day
+        self.month_day = month_day
+        self.extra = extra
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.update_schedule(self.action_id, self.schedule_id, **self.definition(), account_id=self.account)
+        return hook.update_schedule(
+            self.action_id,
+            self.schedule_id,
+            self.schedule_type,
+            self.run_at,
+            self.start_from,
+            extra=self.extra,
+            account_id=self.account,
+            **self.declared_values(ScheduleOptions),
+        )
 
 
 class MessagingPlatformDeleteScheduleOperator(MessagingPlatformBaseOperator):
     """Remove a schedule from its action; returns ``True``, or ``False`` if it was already gone."""
 
-    operation = "delete_schedule"
+    operation = Operations.delete_schedule
     template_fields = (*BASE_TEMPLATE_FIELDS, "action_id", "schedule_id")
 
     def __init__(self, *, action_id: int | str, schedule_id: int | str, missing_ok: bool = True, **kwargs: Any) -> None:

@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from messaging_platform_provider.client.bodies import PushVoiceCallFields, PushVoiceCallOptions
+from messaging_platform_provider.client.fields import keys
+from messaging_platform_provider.client.operations import Operations
 from messaging_platform_provider.operators.base import (
     BASE_TEMPLATE_FIELDS,
     MessagingPlatformBaseOperator,
@@ -17,24 +20,18 @@ if TYPE_CHECKING:
 
     from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 
-_CALL_FIELDS = (
-    "channels",
-    "targets",
-    "contact_list_ids",
-    "targets_url",
-    "exclude_list_ids",
-    "message",
-    "audio_url",
-    "campaign_id",
-    "schedules",
-    "extra",
-)  # not ``execute``: that name is the operator's own method, so it cannot be a template field
+__all__ = [
+    "MessagingPlatformCreatePushVoiceCallOperator",
+    "MessagingPlatformDeletePushVoiceCallOperator",
+    "MessagingPlatformGetPushVoiceCallOperator",
+    "MessagingPlatformListPushVoiceCallsOperator",
+]
 
 
 class MessagingPlatformListPushVoiceCallsOperator(MessagingPlatformBaseOperator):
     """List the account's push voice call actions; returns the list."""
 
-    operation = "list_push_voice_calls"
+    operation = Operations.list_push_voice_calls
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
         return hook.list_push_voice_calls(account_id=self.account)
@@ -43,7 +40,7 @@ class MessagingPlatformListPushVoiceCallsOperator(MessagingPlatformBaseOperator)
 class MessagingPlatformGetPushVoiceCallOperator(MessagingPlatformBaseOperator):
     """Get one push voice call action; returns it. ``action_id`` is templated."""
 
-    operation = "get_push_voice_call"
+    operation = Operations.get_push_voice_call
     template_fields = (*BASE_TEMPLATE_FIELDS, "action_id")
 
     def __init__(self, *, action_id: int | str, **kwargs: Any) -> None:
@@ -61,7 +58,7 @@ class MessagingPlatformCreatePushVoiceCallOperator(WaitForSchedulesMixin, Messag
     :param channels: long codes or channel ids to call from.
     :param targets: E.164 numbers or contact ids; or give ``contact_list_ids`` or ``targets_url``.
     :param message: text to speak; or ``audio_url`` (.mp3/.wav), exactly one of the two.
-    :param execute: run the action as soon as it is created (not templated).
+    :param execute_now: run the action as soon as it is created (the platform's ``Execute``).
     :param schedules: schedule request objects (PascalCase, spec 2.1) created with the action.
     :param extra: further request fields, merged on top (the spec does not show this body).
     :param idempotent: a retry adopts an action with the same targets and content created after the first try
@@ -70,8 +67,8 @@ class MessagingPlatformCreatePushVoiceCallOperator(WaitForSchedulesMixin, Messag
         XCom's ``Schedules`` are then the schedules as last read. Same wait options as the schedule create.
     """
 
-    operation = "create_push_voice_call"
-    template_fields = (*BASE_TEMPLATE_FIELDS, *_CALL_FIELDS, *WAIT_TEMPLATE_FIELDS)
+    operation = Operations.create_push_voice_call
+    template_fields = (*BASE_TEMPLATE_FIELDS, *keys(PushVoiceCallFields), "extra", *WAIT_TEMPLATE_FIELDS)
 
     def __init__(
         self,
@@ -84,7 +81,7 @@ class MessagingPlatformCreatePushVoiceCallOperator(WaitForSchedulesMixin, Messag
         message: str | None = None,
         audio_url: str | None = None,
         campaign_id: int | None = None,
-        execute: bool | None = None,
+        execute_now: bool | None = None,
         schedules: Iterable[Mapping[str, Any]] | None = None,
         extra: Mapping[str, Any] | None = None,
         wait_for_completion: bool = False,
@@ -99,8 +96,17 @@ class MessagingPlatformCreatePushVoiceCallOperator(WaitForSchedulesMixin, Messag
         super().__init__(**kwargs)
         args = locals()
         self._init_wait(**{name: args[name] for name in WAIT_ARGUMENTS})
-        self._keep(locals(), _CALL_FIELDS)
-        self.execute_now = execute
+        self.channels = channels
+        self.targets = targets
+        self.contact_list_ids = contact_list_ids
+        self.targets_url = targets_url
+        self.exclude_list_ids = exclude_list_ids
+        self.message = message
+        self.audio_url = audio_url
+        self.campaign_id = campaign_id
+        self.execute_now = execute_now
+        self.schedules = schedules
+        self.extra = extra
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
         action = self._create(hook, context)
@@ -115,15 +121,16 @@ class MessagingPlatformCreatePushVoiceCallOperator(WaitForSchedulesMixin, Messag
         return self.hook.get_push_voice_call(event["action_id"], account_id=self.account)
 
     def _create(self, hook: MessagingPlatformHook, context: Context) -> dict[str, Any]:
+        options = self.declared_values(PushVoiceCallOptions)
         return hook.create_push_voice_call(
-            **self._kept(_CALL_FIELDS), execute=self.execute_now, once=self.once(context), account_id=self.account
+            self.channels, extra=self.extra, once=self.once(context), account_id=self.account, **options
         )
 
 
 class MessagingPlatformDeletePushVoiceCallOperator(MessagingPlatformBaseOperator):
     """Stop a push voice call action and all its schedules; returns ``True``, or ``False`` if already gone."""
 
-    operation = "delete_push_voice_call"
+    operation = Operations.delete_push_voice_call
     template_fields = (*BASE_TEMPLATE_FIELDS, "action_id")
 
     def __init__(self, *, action_id: int | str, missing_ok: bool = True, **kwargs: Any) -> None:

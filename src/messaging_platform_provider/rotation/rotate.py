@@ -331,7 +331,7 @@ class ApiKeyRotation:
 
     def _create_once(self) -> dict[str, Any]:
         return self.manager.create_api_key(
-            self.key_label, self.key_type, valid_to=self.valid_to, once=self.once, account_id=self.account_id
+            self.key_label, key_type=self.key_type, valid_to=self.valid_to, once=self.once, account_id=self.account_id
         )
 
     def _create_new_key(self) -> _NewKey:

@@ -8,6 +8,7 @@ from typing import Any
 
 from messaging_platform_provider.client.errors import MessagingPlatformApiError
 from messaging_platform_provider.client.once import CreateOnce, create_once
+from messaging_platform_provider.client.operations import Operation
 
 log = logging.getLogger(__name__)
 
@@ -15,7 +16,7 @@ log = logging.getLogger(__name__)
 class ApiBase:
     def call(
         self,
-        operation: str,
+        operation: Operation | str,
         *,
         account_id: int | None = None,
         body: Any = None,
@@ -29,17 +30,17 @@ class ApiBase:
         """The platform's time zone (an IANA name): date-times given with an offset are converted to it."""
         raise NotImplementedError
 
-    def _one(self, operation: str, **kwargs: Any) -> dict[str, Any]:
+    def _one(self, operation: Operation, **kwargs: Any) -> dict[str, Any]:
         result: dict[str, Any] = self.call(operation, **kwargs)
         return result
 
-    def _many(self, operation: str, **kwargs: Any) -> list[dict[str, Any]]:
+    def _many(self, operation: Operation, **kwargs: Any) -> list[dict[str, Any]]:
         result: list[dict[str, Any]] = self.call(operation, **kwargs)
         return result
 
     def _create(
         self,
-        operation: str,
+        operation: Operation,
         body: Mapping[str, Any],
         once: CreateOnce | None,
         account_id: int | None,
@@ -47,7 +48,7 @@ class ApiBase:
     ) -> dict[str, Any]:
         return create_once(self.call, operation, body, once, account_id=account_id, path_params=path_params)
 
-    def _delete(self, operation: str, missing_ok: bool, **kwargs: Any) -> bool:
+    def _delete(self, operation: Operation, missing_ok: bool, **kwargs: Any) -> bool:
         """
         Delete; ``True`` if it was there. With ``missing_ok`` a resource already gone counts as success: the answer
         is ``False`` and a warning says that nothing was deleted, quoting the platform's 404.
@@ -60,12 +61,3 @@ class ApiBase:
                 return False
             raise
         return True
-
-
-def fields_to_body(
-    fields: Mapping[str, Any], names: Mapping[str, str], extra: Mapping[str, Any] | None
-) -> dict[str, Any]:
-    """Map snake_case parameters to the platform's PascalCase fields, leaving out ``None``; ``extra`` on top."""
-    body = {names[k]: v for k, v in fields.items() if v is not None and k in names}
-    body.update(extra or {})
-    return body

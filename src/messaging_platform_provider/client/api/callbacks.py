@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from messaging_platform_provider.client.api.base import ApiBase
-from messaging_platform_provider.client.once import CreateOnce
-from messaging_platform_provider.client.values import enum_value, http_url, positive_int
+from typing_extensions import Unpack
 
-CALLBACK_TYPES = {"Keyword": 1, "Dialog": 3, "Stop": 6, "NewAccount": 8, "IncomingMessage": 11}
+from messaging_platform_provider.client.api.base import ApiBase
+from messaging_platform_provider.client.bodies import CallbackFields, CallbackOptions
+from messaging_platform_provider.client.fields import to_wire
+from messaging_platform_provider.client.once import CreateOnce
+from messaging_platform_provider.client.operations import Operations
+from messaging_platform_provider.client.values import positive_int
 
 
 class CallbackApi(ApiBase):
@@ -18,32 +21,28 @@ class CallbackApi(ApiBase):
         callback_type: int | str,
         url: str,
         *,
-        active: bool = True,
         extra: Mapping[str, Any] | None = None,
         once: CreateOnce | None = None,
         account_id: int | None = None,
+        **options: Unpack[CallbackOptions],
     ) -> dict[str, Any]:
         """Register a receiver ``url`` for events of ``callback_type`` (a name of ``CALLBACK_TYPES`` or its number)."""
-        body: dict[str, Any] = {
-            "CallbackType": enum_value("CallbackType", callback_type, CALLBACK_TYPES),
-            "URL": http_url("URL", url),
-            "Active": bool(active),
-        }
-        body.update(extra or {})
-        return self._create("create_callback", body, once, account_id)
+        values = {"callback_type": callback_type, "url": url, "active": True, **options}
+        body = to_wire(CallbackFields, values, extra, required=("callback_type", "url"))
+        return self._create(Operations.create_callback, body, once, account_id)
 
     def list_callbacks(self, *, account_id: int | None = None) -> list[dict[str, Any]]:
-        return self._many("list_callbacks", account_id=account_id)
+        return self._many(Operations.list_callbacks, account_id=account_id)
 
     def get_callback(self, callback_id: int | str, *, account_id: int | None = None) -> dict[str, Any]:
-        return self._one("get_callback", account_id=account_id, callback_id=callback_id)
+        return self._one(Operations.get_callback, account_id=account_id, callback_id=callback_id)
 
     def attach_keyword_campaign(
         self, channel: int | str, keyword_id: int | str, campaign_id: int | str, *, account_id: int | None = None
     ) -> dict[str, Any] | None:
         """Attach ``campaign_id`` to a keyword of a channel; the body is the bare campaign id."""
         result: dict[str, Any] | None = self.call(
-            "attach_keyword_campaign",
+            Operations.attach_keyword_campaign,
             account_id=account_id,
             channel=channel,
             keyword_id=keyword_id,

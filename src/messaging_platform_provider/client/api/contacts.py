@@ -5,27 +5,28 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from typing_extensions import Unpack
+
 from messaging_platform_provider.client.api.base import ApiBase
+from messaging_platform_provider.client.bodies import FilterGroupFields
 from messaging_platform_provider.client.errors import MessagingPlatformValidationError
+from messaging_platform_provider.client.fields import to_wire
+from messaging_platform_provider.client.operations import Operations
 from messaging_platform_provider.client.values import filter_expression
 
-FILTER_GROUP_OPERATORS = ("AND", "OR")
+#: What a filter group holds that its own endpoint cannot change (the contact list's endpoint does).
 _FROZEN_GROUP_FIELDS = ("Groups", "Filters")
 
 
-def filter_group_body(operator: str | None, extra: Mapping[str, Any] | None) -> dict[str, Any]:
-    body: dict[str, Any] = dict(extra or {})
-    for key in body:
+def filter_group_body(fields: Mapping[str, Any], extra: Mapping[str, Any] | None) -> dict[str, Any]:
+    for key in extra or {}:
         if key.lower() in (f.lower() for f in _FROZEN_GROUP_FIELDS):
             raise MessagingPlatformValidationError(
                 key,
                 "subgroups and filters cannot be changed through the filter group endpoint; change them through "
                 "the contact list endpoint (account/{accountId}/contactList/{contactListId})",
             )
-    if operator is not None:
-        if str(operator).upper() not in FILTER_GROUP_OPERATORS:
-            raise MessagingPlatformValidationError("Operator", f"{operator!r} is not valid", FILTER_GROUP_OPERATORS)
-        body["Operator"] = str(operator).upper()
+    body = {**(extra or {}), **to_wire(FilterGroupFields, fields)}
     if not body:
         raise MessagingPlatformValidationError("body", "update_filter_group needs a field to change")
     return body
@@ -48,11 +49,11 @@ class ContactApi(ApiBase):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
                 raise MessagingPlatformValidationError(name, f"must be a whole number of at least 0, got {value!r}")
         query = {"$top": top, "$skip": skip, "$filter": filter_expression("odata_filter", odata_filter)}
-        return self._many("list_contacts", account_id=account_id, query=query)
+        return self._many(Operations.list_contacts, account_id=account_id, query=query)
 
     def get_contact(self, contact_id: int | str, *, account_id: int | None = None) -> dict[str, Any]:
         """One contact by its id."""
-        return self._one("get_contact", account_id=account_id, contact_id=contact_id)
+        return self._one(Operations.get_contact, account_id=account_id, contact_id=contact_id)
 
     def iter_contacts(
         self, *, page_size: int = 1000, odata_filter: str | None = None, account_id: int | None = None
@@ -69,27 +70,29 @@ class ContactApi(ApiBase):
             skip += len(page)
 
     def list_filter_groups(self, contact_list_id: int | str, *, account_id: int | None = None) -> list[dict[str, Any]]:
-        return self._many("list_filter_groups", account_id=account_id, contact_list_id=contact_list_id)
+        return self._many(Operations.list_filter_groups, account_id=account_id, contact_list_id=contact_list_id)
 
     def get_filter_group(
         self, contact_list_id: int | str, group_id: int | str, *, account_id: int | None = None
     ) -> dict[str, Any]:
-        return self._one("get_filter_group", account_id=account_id, contact_list_id=contact_list_id, group_id=group_id)
+        return self._one(
+            Operations.get_filter_group, account_id=account_id, contact_list_id=contact_list_id, group_id=group_id
+        )
 
     def update_filter_group(
         self,
         contact_list_id: int | str,
         group_id: int | str,
         *,
-        operator: str | None = None,
         extra: Mapping[str, Any] | None = None,
         account_id: int | None = None,
+        **fields: Unpack[FilterGroupFields],
     ) -> dict[str, Any]:
         """Change a filter group's own fields (``operator`` AND/OR); subgroups and filters are refused."""
         return self._one(
-            "update_filter_group",
+            Operations.update_filter_group,
             account_id=account_id,
             contact_list_id=contact_list_id,
             group_id=group_id,
-            body=filter_group_body(operator, extra),
+            body=filter_group_body(fields, extra),
         )

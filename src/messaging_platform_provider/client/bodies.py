@@ -1,0 +1,231 @@
+"""
+Every request body, declared once (see ``client/fields.py`` for how a declaration reads), with the rules that
+relate one field to another.
+
+Each resource has two declarations: ``...Options``, the fields a create takes as keywords, and ``...Fields``, which
+adds the fields a create requires (its positional parameters) and is the whole body. An update takes any of the
+``...Fields``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Annotated, Any, TypedDict
+
+from messaging_platform_provider.client.errors import MessagingPlatformValidationError
+from messaging_platform_provider.client.fields import (
+    Named,
+    Texts,
+    Url,
+    Wire,
+    count,
+    day_names,
+    day_numbers,
+    flag,
+    identifier,
+    identifiers,
+    moment,
+    not_blank,
+    time_of_day,
+    whole,
+)
+from messaging_platform_provider.client.values import SCHEDULE_TYPES, WEEK_DAYS
+
+CAMPAIGN_TYPES = {"Gateway": 0, "Basic": 1, "Dialog": 2, "Question": 3, "Coupon": 4, "Sweepstakes": 5, "Chat": 6}
+COUPON_TYPES = {"Static": 0, "Dynamic": 1, "External": 2}
+VALID_DATE_TYPES = {"None": 0, "Static": 1, "Rolling": 2}
+API_KEY_TYPES = {"Common": 2, "Temporary": 3}
+CALLBACK_TYPES = {"Keyword": 1, "Dialog": 3, "Stop": 6, "NewAccount": 8, "IncomingMessage": 11}
+FILTER_GROUP_OPERATORS = ("AND", "OR")
+MAX_CODE_LENGTH = 100
+AUDIO_SUFFIXES = (".mp3", ".wav")
+
+
+class CampaignOptions(TypedDict, total=False):
+    """A campaign's optional fields (spec 2.3)."""
+
+    subscription_id: int | None
+    content_id: int | None
+    content: Mapping[str, Any] | None
+    user_data: str | None
+    single_use: bool | None
+    single_use_content_id: int | None
+    links: list[Any] | None
+    is_default: bool | None
+
+
+class CampaignFields(CampaignOptions, total=False):
+    name: Annotated[str | None, not_blank]
+    campaign_type: Annotated[int | str | None, Named(CAMPAIGN_TYPES), Wire("CampaignTypeId")]
+
+
+def campaign_rules(body: dict[str, Any]) -> dict[str, Any]:
+    if "ContentId" in body and "Content" in body:
+        raise MessagingPlatformValidationError("ContentId", "give ContentId or Content, not both")
+    return body
+
+
+class CampaignCouponOptions(TypedDict, total=False):
+    """A coupon definition's optional fields (spec 2.4); ``name`` and ``description`` label it in the UI."""
+
+    static_code: str | None
+    prefix: str | None
+    external_id1: str | None
+    external_id2: str | None
+    valid_from: Annotated[Any, moment]
+    valid_to: Annotated[Any, moment]
+    max_uses: Annotated[int | str | None, count]
+    valid_date_type: Annotated[int | str | None, Named(VALID_DATE_TYPES), Wire("ValidDateTypeId")]
+    valid_rolling_days: Annotated[int | str | None, count]
+    valid_rolling_offset: Annotated[int | str | None, whole, Wire("ValidRollingOffSet")]
+    external_list_id: Annotated[int | str | None, whole]
+    external_coupon_list: Mapping[str, Any] | None
+    name: str | None
+    description: str | None
+
+
+class CampaignCouponFields(CampaignCouponOptions, total=False):
+    coupon_type: Annotated[int | str, Named(COUPON_TYPES), Wire("CouponTypeId")]
+
+
+def campaign_coupon_rules(body: dict[str, Any]) -> dict[str, Any]:
+    """
+    A code for Static, a list for External, days for Rolling, ValidTo not before ValidFrom. ``StaticCode`` is
+    required in every definition, whatever its type: Dynamic and External carry it as ``""``.
+    """
+    kind = body["CouponTypeId"]
+    if kind == COUPON_TYPES["Static"] and not str(body.get("StaticCode") or "").strip():
+        raise MessagingPlatformValidationError("StaticCode", "is required for a Static coupon")
+    body.setdefault("StaticCode", "")
+    if kind == COUPON_TYPES["External"] and body.get("ExternalListId") is None and not body.get("ExternalCouponList"):
+        raise MessagingPlatformValidationError(
+            "ExternalListId", "an External coupon needs ExternalListId or ExternalCouponList"
+        )
+    if body.get("ValidDateTypeId") == VALID_DATE_TYPES["Rolling"] and not body.get("ValidRollingDays"):
+        raise MessagingPlatformValidationError("ValidRollingDays", "is required when ValidDateTypeId is Rolling")
+    if "ValidFrom" in body and "ValidTo" in body and body["ValidTo"] < body["ValidFrom"]:  # same fixed-width format
+        raise MessagingPlatformValidationError("ValidTo", "is before ValidFrom")
+    return body
+
+
+class ExternalCouponListOptions(TypedDict, total=False):
+    """An external coupon list (platform facts 9.2); ``coupon_codes`` are added to the list."""
+
+    description: str | None
+    inheritable: bool | None
+    coupon_codes: Annotated[Iterable[str] | None, Texts(MAX_CODE_LENGTH)]
+
+
+class ExternalCouponListFields(ExternalCouponListOptions, total=False):
+    name: Annotated[str | None, not_blank]
+
+
+class ScheduleOptions(TypedDict, total=False):
+    """
+    An action schedule's optional fields (spec 2.1): ``week_day`` (Weekly) takes ``"SUN, MON"`` or a list of day
+    names; ``month_day`` (Monthly) takes ``"1,15"``, a number or a list of numbers.
+    """
+
+    end_after: Annotated[Any, moment]
+    week_day: Annotated[Any, day_names]
+    month_day: Annotated[Any, day_numbers]
+
+
+class ScheduleFields(ScheduleOptions, total=False):
+    schedule_type: Annotated[int | str, Named(SCHEDULE_TYPES), Wire("ScheduleTypeId")]
+    run_at: Annotated[Any, time_of_day]
+    start_from: Annotated[Any, moment]
+
+
+def schedule_rules(body: dict[str, Any]) -> dict[str, Any]:
+    """WeekDay for Weekly only and always, MonthDay likewise for Monthly, EndAfter not before StartFrom."""
+    if "EndAfter" in body and body["EndAfter"] < body["StartFrom"]:  # same fixed-width format
+        raise MessagingPlatformValidationError(
+            "EndAfter", f"{body['EndAfter']} is before StartFrom {body['StartFrom']}"
+        )
+    for wire, kind, allowed in (("WeekDay", "Weekly", WEEK_DAYS), ("MonthDay", "Monthly", ("1..31",))):
+        if body["ScheduleTypeId"] == SCHEDULE_TYPES[kind] and wire not in body:
+            raise MessagingPlatformValidationError(wire, f"is required for a {kind} schedule", allowed)
+        if body["ScheduleTypeId"] != SCHEDULE_TYPES[kind] and wire in body:
+            raise MessagingPlatformValidationError(wire, f"is only for a {kind} schedule")
+    return body
+
+
+class PushVoiceCallOptions(TypedDict, total=False):
+    """
+    A push voice call action (spec 4.5; the fields follow the push-campaign action of the platform facts): who is
+    called (``targets``: E.164 numbers or contact ids, ``contact_list_ids`` or ``targets_url``), what they hear
+    (``message`` spoken, or ``audio_url`` played: .mp3/.wav) and when (``schedules``: schedule request objects,
+    PascalCase as in spec 2.1).
+    """
+
+    targets: Annotated[Iterable[str] | str | None, Texts()]
+    contact_list_ids: Annotated[Iterable[int] | None, identifiers]
+    targets_url: Annotated[str | None, Url()]
+    exclude_list_ids: Annotated[Iterable[int] | None, identifiers]
+    message: str | None
+    audio_url: Annotated[str | None, Url(AUDIO_SUFFIXES)]
+    campaign_id: Annotated[int | str | None, identifier]
+    execute_now: Annotated[bool | None, flag, Wire("Execute")]  # ``execute`` is an operator's own method
+    schedules: Iterable[Mapping[str, Any]] | None
+
+
+class PushVoiceCallFields(PushVoiceCallOptions, total=False):
+    channels: Annotated[Iterable[str] | str, Texts()]
+
+
+def push_voice_call_rules(body: dict[str, Any]) -> dict[str, Any]:
+    """Somebody to call from at least one channel, exactly one of Message and AudioUrl."""
+    if not body.get("Channels"):
+        raise MessagingPlatformValidationError("Channels", "needs at least one long code or channel id")
+    if not (body.get("Targets") or body.get("ContactListIds") or body.get("TargetsUrl")):
+        raise MessagingPlatformValidationError(
+            "Targets", "the call needs someone to call", ["Targets", "ContactListIds", "TargetsUrl"]
+        )
+    if ("Message" in body) == ("AudioUrl" in body):
+        raise MessagingPlatformValidationError("Message", "give exactly one of Message (text to speak) or AudioUrl")
+    if "Message" in body and not str(body["Message"]).strip():
+        raise MessagingPlatformValidationError("Message", "must not be empty")
+    return body
+
+
+class ApiKeyOptions(TypedDict, total=False):
+    """An API key (spec 4.3): ``valid_to`` is required for a Temporary key and refused for a Common one."""
+
+    key_type: Annotated[int | str, Named(API_KEY_TYPES), Wire("TypeId")]
+    valid_to: Annotated[Any, moment]
+
+
+class ApiKeyFields(ApiKeyOptions, total=False):
+    key_label: Annotated[str, not_blank, Wire("Label")]
+
+
+def api_key_rules(body: dict[str, Any]) -> dict[str, Any]:
+    if body["TypeId"] == API_KEY_TYPES["Temporary"] and "ValidTo" not in body:
+        raise MessagingPlatformValidationError("ValidTo", "is required for a Temporary key")
+    if body["TypeId"] != API_KEY_TYPES["Temporary"] and "ValidTo" in body:
+        raise MessagingPlatformValidationError("ValidTo", "is only for a Temporary key")
+    return body
+
+
+class CallbackOptions(TypedDict, total=False):
+    """A callback record (spec 2.5): where events of a type are POSTed, and whether it is in use."""
+
+    active: Annotated[bool, flag]
+
+
+class CallbackFields(CallbackOptions, total=False):
+    callback_type: Annotated[int | str, Named(CALLBACK_TYPES)]
+    url: Annotated[str, Url(), Wire("URL")]
+
+
+def group_operator(wire: str, value: Any, platform_timezone: str) -> Any:
+    if str(value).upper() not in FILTER_GROUP_OPERATORS:
+        raise MessagingPlatformValidationError(wire, f"{value!r} is not valid", FILTER_GROUP_OPERATORS)
+    return str(value).upper()
+
+
+class FilterGroupFields(TypedDict, total=False):
+    """A contact filter group's own fields (spec 4.6): its subgroups and filters cannot change through it."""
+
+    operator: Annotated[str | None, group_operator]

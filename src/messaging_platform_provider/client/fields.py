@@ -1,0 +1,201 @@
+"""
+How a request body is declared, once, and turned into what the platform receives.
+
+A body is a ``TypedDict`` of snake_case keys (``client/bodies.py``). The wire name is the key in PascalCase
+(``single_use_content_id`` is ``SingleUseContentId``); where the platform spells it otherwise, the key says so with
+``Wire`` (``valid_rolling_offset`` is ``ValidRollingOffSet``). Further ``Annotated`` markers say how a value is
+checked and converted before any network call: ``Named`` for an enumeration given by name or number, ``Moment`` for
+a date-time sent in the platform's time zone, and so on.
+
+The client's methods, the operators' template fields and their signature test, and the retry-safe create's match
+fields are all read from these declarations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, get_type_hints
+
+from messaging_platform_provider.client.errors import MessagingPlatformValidationError
+from messaging_platform_provider.client.values import (
+    enum_value,
+    format_datetime,
+    http_url,
+    int_list,
+    month_days,
+    platform_datetime,
+    positive_int,
+    run_at,
+    string_list,
+    week_days,
+)
+
+#: ``convert(wire_name, value, platform_timezone)``: the value as sent, or a validation error naming the field.
+Convert = Callable[[str, Any, str], Any]
+
+
+@dataclass(frozen=True)
+class Wire:
+    """The platform's name of a field, where it is not the key in PascalCase."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Named:
+    """An enumeration: a member's name (any case) or its number, sent as the number."""
+
+    values: Mapping[str, int]
+
+    def __call__(self, wire: str, value: Any, platform_timezone: str) -> Any:
+        return enum_value(wire, value, dict(self.values))
+
+
+@dataclass(frozen=True)
+class Texts:
+    """A list of non-empty strings (a single string is a list of one), duplicates dropped."""
+
+    max_length: int | None = None
+
+    def __call__(self, wire: str, value: Any, platform_timezone: str) -> Any:
+        return string_list(wire, value, max_length=self.max_length)
+
+
+@dataclass(frozen=True)
+class Url:
+    """An absolute http(s) URL, optionally of a file with one of ``suffixes``."""
+
+    suffixes: tuple[str, ...] = ()
+
+    def __call__(self, wire: str, value: Any, platform_timezone: str) -> Any:
+        return http_url(wire, value, self.suffixes)
+
+
+def not_blank(wire: str, value: Any, platform_timezone: str) -> Any:
+    """Text that is more than white space."""
+    if not str(value).strip():
+        raise MessagingPlatformValidationError(wire, "must not be empty")
+    return value
+
+
+def count(wire: str, value: Any, platform_timezone: str) -> Any:
+    """A whole number of at least 0 (a rendered template's digits are one)."""
+    number = whole(wire, value, platform_timezone)
+    if number is not None and number < 0:
+        raise MessagingPlatformValidationError(wire, f"must be a whole number of at least 0, got {value!r}")
+    return number
+
+
+def whole(wire: str, value: Any, platform_timezone: str) -> Any:
+    """
+    A whole number. A template renders to text, so its digits are taken as the number, and a template that
+    renders to nothing (``""``) leaves the field out.
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    text = str(value).strip() if isinstance(value, str) else "?"
+    if not text:
+        return None
+    if not text.lstrip("-").isdigit():
+        raise MessagingPlatformValidationError(wire, f"must be a whole number, got {value!r}")
+    return int(text)
+
+
+def moment(wire: str, value: Any, platform_timezone: str) -> Any:
+    """A date-time, sent without offset in the platform's time zone (``values.platform_datetime``)."""
+    return format_datetime(platform_datetime(value, wire, platform_timezone))
+
+
+def identifier(wire: str, value: Any, platform_timezone: str) -> Any:
+    return positive_int(wire, value)
+
+
+def identifiers(wire: str, value: Any, platform_timezone: str) -> Any:
+    return int_list(wire, value)
+
+
+def time_of_day(wire: str, value: Any, platform_timezone: str) -> Any:
+    return run_at(value, wire)
+
+
+def day_names(wire: str, value: Any, platform_timezone: str) -> Any:
+    return week_days(value, wire)
+
+
+def day_numbers(wire: str, value: Any, platform_timezone: str) -> Any:
+    return month_days(value, wire)
+
+
+def flag(wire: str, value: Any, platform_timezone: str) -> Any:
+    """True or false; a template renders to text, so ``"True"``/``"false"`` are read as what they say."""
+    if isinstance(value, str):
+        if value.strip().lower() not in ("true", "false"):
+            raise MessagingPlatformValidationError(wire, f"must be true or false, got {value!r}")
+        return value.strip().lower() == "true"
+    return bool(value)
+
+
+@dataclass(frozen=True)
+class Field:
+    """One declared field: its key, its wire name and the checks its value passes through, in order."""
+
+    key: str
+    wire: str
+    converts: tuple[Convert, ...]
+
+
+def pascal(key: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in key.split("_"))
+
+
+@cache
+def declared(body: type) -> tuple[Field, ...]:
+    """The fields of a body declaration, in declaration order."""
+    fields = []
+    for key, hint in get_type_hints(body, include_extras=True).items():
+        markers = getattr(hint, "__metadata__", ())
+        wire = next((m.name for m in markers if isinstance(m, Wire)), pascal(key))
+        fields.append(Field(key, wire, tuple(m for m in markers if callable(m) and not isinstance(m, Wire))))
+    return tuple(fields)
+
+
+def keys(body: type) -> tuple[str, ...]:
+    """The snake_case keys of a body declaration (the parameters of its operators)."""
+    return tuple(field.key for field in declared(body))
+
+
+def wire_names(body: type) -> tuple[str, ...]:
+    return tuple(field.wire for field in declared(body))
+
+
+def wire_name(body: type, key: str) -> str:
+    return next(field.wire for field in declared(body) if field.key == key)
+
+
+def to_wire(
+    body: type,
+    values: Mapping[str, Any],
+    extra: Mapping[str, Any] | None = None,
+    platform_timezone: str = "UTC",
+    required: Iterable[str] = (),
+) -> dict[str, Any]:
+    """
+    The request body: every declared key whose value is not ``None`` (nor becomes it: see ``whole``), checked and
+    converted, under its wire name; ``extra`` (fields this declaration does not know) merged on top. A key of
+    ``required`` must have a value.
+    """
+    sent: dict[str, Any] = {}
+    for field in declared(body):
+        value = values.get(field.key)
+        if value is None:
+            if field.key in required:
+                raise MessagingPlatformValidationError(field.wire, "is required")
+            continue
+        for convert in field.converts:
+            value = None if value is None else convert(field.wire, value, platform_timezone)
+        if value is not None:
+            sent[field.wire] = value
+    sent.update(extra or {})
+    return sent
