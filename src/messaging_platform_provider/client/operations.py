@@ -131,6 +131,9 @@ class Operations:
     list_external_coupon_codes = Operation(
         "external coupon list", "GET", _COUPON_LIST + "/{coupon_list_id}/code", "List the coupon codes of a list.",
         "list", in_spec=False)
+    get_external_coupon_code = Operation(
+        "external coupon list", "GET", _COUPON_LIST + "/{coupon_list_id}/code/{coupon_code}",
+        "Get one coupon code of a list.", in_spec=False)
     delete_external_coupon_code = Operation(
         "external coupon list", "DELETE", _COUPON_LIST + "/{coupon_list_id}/code/{coupon_code}",
         "Delete one coupon code from a list.", "none", in_spec=False)

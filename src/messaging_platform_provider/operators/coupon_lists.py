@@ -23,6 +23,7 @@ __all__ = [
     "MessagingPlatformCreateExternalCouponListOperator",
     "MessagingPlatformDeleteExternalCouponCodeOperator",
     "MessagingPlatformDeleteExternalCouponListOperator",
+    "MessagingPlatformGetExternalCouponCodeOperator",
     "MessagingPlatformGetExternalCouponListOperator",
     "MessagingPlatformListExternalCouponCodesOperator",
     "MessagingPlatformListExternalCouponListsOperator",
@@ -149,6 +150,21 @@ class MessagingPlatformListExternalCouponCodesOperator(MessagingPlatformBaseOper
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
         return hook.list_external_coupon_codes(self.coupon_list_id, account_id=self.account)
+
+
+class MessagingPlatformGetExternalCouponCodeOperator(MessagingPlatformBaseOperator):
+    """Get one code of a list (whether it was handed out, and to whom); returns it. Templated."""
+
+    operation = Operations.get_external_coupon_code
+    template_fields = (*BASE_TEMPLATE_FIELDS, "coupon_list_id", "coupon_code")
+
+    def __init__(self, *, coupon_list_id: int | str, coupon_code: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.coupon_list_id = coupon_list_id
+        self.coupon_code = coupon_code
+
+    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        return hook.get_external_coupon_code(self.coupon_list_id, self.coupon_code, account_id=self.account)
 
 
 class MessagingPlatformDeleteExternalCouponCodeOperator(MessagingPlatformBaseOperator):

@@ -64,6 +64,17 @@ class CouponListApi(ApiBase):
         """The codes of a list (``CouponCode``, ``ContactId`` of whoever received it, ...)."""
         return self._many(Operations.list_external_coupon_codes, account_id=account_id, coupon_list_id=coupon_list_id)
 
+    def get_external_coupon_code(
+        self, coupon_list_id: int | str, coupon_code: str, *, account_id: int | None = None
+    ) -> dict[str, Any]:
+        """One code of a list: whether it was handed out, and to which contact (``ContactId``)."""
+        return self._one(
+            Operations.get_external_coupon_code,
+            account_id=account_id,
+            coupon_list_id=coupon_list_id,
+            coupon_code=coupon_code,
+        )
+
     def delete_external_coupon_code(
         self, coupon_list_id: int | str, coupon_code: str, *, missing_ok: bool = True, account_id: int | None = None
     ) -> bool:
