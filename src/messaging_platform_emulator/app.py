@@ -9,17 +9,26 @@ from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .emulator import Emulator
-from .errors import NOT_FOUND, PROPERTY_INVALID_VALUE, UNKNOWN_ERROR, ErrorDetail, PlatformError, error_body
-from .middleware import API_PREFIX, TrafficMiddleware, is_platform_path
+from .errors import (
+    NOT_FOUND,
+    PROPERTY_INVALID_VALUE,
+    UNKNOWN_ERROR,
+    ControlError,
+    ErrorDetail,
+    PlatformError,
+    error_body,
+)
+from .middleware import TrafficMiddleware, is_platform_path
+from .prefixes import API_PREFIX, CONTROL_PREFIX
 from .routes import (
     api_keys,
     callbacks,
+    campaign_coupons,
     campaigns,
     contacts,
     control,
     control_data,
     control_events,
-    coupon_definitions,
     coupon_lists,
     coupon_redemptions,
     filter_groups,
@@ -29,9 +38,10 @@ from .routes import (
 )
 from .routes.deps import check_query_options
 
+CONTROL_ROUTERS = (control.router, control_data.router, control_events.router)
 PLATFORM_ROUTERS = (
     campaigns.router,
-    coupon_definitions.router,
+    campaign_coupons.router,
     coupon_redemptions.router,
     coupon_lists.router,
     schedules.router,
@@ -65,19 +75,19 @@ def create_app(emulator: Emulator | None = None) -> FastAPI:
     emulator = emulator or Emulator()
     app = FastAPI(
         title="Messaging platform emulator",
-        docs_url="/_emulator/docs",
+        docs_url=CONTROL_PREFIX + "/docs",
         redoc_url=None,
-        openapi_url="/_emulator/openapi.json",
+        openapi_url=CONTROL_PREFIX + "/openapi.json",
         redirect_slashes=False,
     )
     app.state.emulator = emulator
     for router in PLATFORM_ROUTERS:
         app.include_router(router, prefix=API_PREFIX, dependencies=[Depends(check_query_options)])
-    app.include_router(control.router, prefix="/_emulator")
-    app.include_router(control_data.router, prefix="/_emulator")
-    app.include_router(control_events.router, prefix="/_emulator")
+    for router in CONTROL_ROUTERS:
+        app.include_router(router, prefix=CONTROL_PREFIX)
     app.add_middleware(TrafficMiddleware, faults=emulator.faults, recorder=emulator.recorder)
     app.add_exception_handler(PlatformError, _platform_error)
+    app.add_exception_handler(ControlError, _control_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     return app
@@ -86,6 +96,12 @@ def create_app(emulator: Emulator | None = None) -> FastAPI:
 async def _platform_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, PlatformError)
     return JSONResponse(exc.body(), status_code=exc.status, headers=exc.headers)
+
+
+async def _control_error(request: Request, exc: Exception) -> Response:
+    """As FastAPI answers an ``HTTPException`` raised in a control route."""
+    assert isinstance(exc, ControlError)
+    return JSONResponse({"detail": str(exc)}, status_code=exc.status)
 
 
 async def _validation_error(request: Request, exc: Exception) -> Response:

@@ -1,27 +1,76 @@
-"""One emulator instance: platform state, clock, fault rules and request record together."""
+"""One emulator instance, built and wired in one place: the store, the services on it, the seed, and the emulator's
+own parts (clock, fault rules, request record, callback delivery).
+
+Each service is given the store and, as constructor arguments, the services it uses, in the order below; no
+service reaches another through the store, so the dependencies read top to bottom and cannot form a cycle.
+Routes reach the services as attributes of the ``Emulator`` they are served with.
+"""
 
 from __future__ import annotations
 
 from .clock import ScaledClock
+from .delivery import CallbackDelivery
 from .faults import FaultBook
 from .recorder import Recorder
-from .state import PlatformState, Seed
+from .seed_data import seed_platform
+from .services.accounts import AccountService, Seed, SeedCredentials
+from .services.api_keys import ApiKeyService
+from .services.callbacks import CallbackService
+from .services.campaign_coupons import CampaignCouponService
+from .services.campaigns import CampaignService
+from .services.contacts import ContactService
+from .services.coupon_lists import CouponListService
+from .services.coupon_redemptions import CouponRedemptionService
+from .services.events import EventService
+from .services.filter_groups import FilterGroupService
+from .services.keywords import KeywordService
+from .services.schedules import ScheduleService
+from .services.voice_calls import VoiceCallService
+from .store import Store
 
 
 class Emulator:
+    """The platform stand-in: seeded on creation with ``api_key``/``api_secret`` (random when omitted), which stay
+    the same across ``reset``."""
+
     def __init__(self, api_key: str | None = None, api_secret: str | None = None) -> None:
         self.clock = ScaledClock()
-        self.state = PlatformState(self.clock, api_key=api_key, api_secret=api_secret)
+        self.store = Store(self.clock)
         self.faults = FaultBook()
         self.recorder = Recorder()
+        self.delivery = CallbackDelivery()
+
+        self.api_keys = ApiKeyService(self.store)
+        self.accounts = AccountService(self.store, self.api_keys, SeedCredentials.new(api_key, api_secret))
+        self.contacts = ContactService(self.store, self.accounts)
+        self.keywords = KeywordService(self.store)
+        self.campaigns = CampaignService(self.store)
+        self.coupon_lists = CouponListService(self.store)
+        self.campaign_coupons = CampaignCouponService(self.store, self.coupon_lists)
+        self.coupon_redemptions = CouponRedemptionService(self.store, self.contacts, self.coupon_lists)
+        self.schedules = ScheduleService(self.store)
+        self.voice_calls = VoiceCallService(self.store, self.schedules)
+        self.filter_groups = FilterGroupService(self.store)
+        self.callbacks = CallbackService(self.store)
+        self.events = EventService(self.store, self.accounts, self.contacts, self.delivery)
+
+        self._seed = self._create_seed()
 
     @property
     def seed(self) -> Seed:
-        return self.state.seed
+        return self._seed
 
     def reset(self) -> None:
-        """Seeded state again (same seed credentials); no faults, records, clock changes or behaviours."""
+        """Seeded state again (same seed credentials); no faults, records, clock changes, behaviours, deliveries or
+        delivery policy. Deliveries still running stop before their next try."""
         self.faults.clear()
         self.recorder.clear()
         self.clock.reset()
-        self.state.reset()
+        with self.store.lock:
+            self.store.reset()
+            self.schedules.reset_default_behaviour()
+            self.delivery.reset()
+            self._seed = self._create_seed()
+
+    def _create_seed(self) -> Seed:
+        return seed_platform(self.store, self.accounts, self.contacts, self.keywords)

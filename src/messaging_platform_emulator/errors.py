@@ -1,4 +1,5 @@
-"""Platform error bodies: a JSON array of {ErrorCodeId, ErrorMessage, ObjectType, PropertyName}."""
+"""Platform error bodies (a JSON array of {ErrorCodeId, ErrorMessage, ObjectType, PropertyName}), and the errors
+of control requests."""
 
 from __future__ import annotations
 
@@ -69,3 +70,30 @@ def bad_request(
     property_name: str | None = None,
 ) -> PlatformError:
     return PlatformError(400, [ErrorDetail(code, message, object_type, property_name)])
+
+
+class ControlError(Exception):
+    """A control request (``/_emulator``) the emulator refuses.
+
+    Raised by services and answered by the app as FastAPI answers an ``HTTPException``, ``{"detail": message}``
+    with ``status``, so control routes need no translation of their own. Subclasses name the case and its status.
+    """
+
+    status = 400
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        if status is not None:
+            self.status = status
+
+
+class ControlNotFound(ControlError):
+    """What a control request names does not exist."""
+
+    status = 404
+
+
+class ControlConflict(ControlError):
+    """A control request conflicts with the current state (a name taken, a run already ended)."""
+
+    status = 409

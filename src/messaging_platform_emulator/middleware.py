@@ -19,10 +19,9 @@ from urllib.parse import unquote
 from .asgi_types import ASGIApp, Message, Receive, Scope, Send
 from .errors import NOT_FOUND, UNKNOWN_ERROR, ErrorDetail, error_body
 from .faults import FaultBook, FaultRule
+from .prefixes import API_PREFIX
 from .recorder import Recorder, RequestRecord
 from .transport import abort_connection
-
-API_PREFIX = "/api/v2.1"
 
 
 def is_platform_path(path: str) -> bool:

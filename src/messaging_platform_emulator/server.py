@@ -8,9 +8,10 @@ from messaging_platform_provider.background_server import BackgroundServer
 
 from .app import create_app
 from .connection import connection_uri
+from .control_client import EmulatorControl
 from .emulator import Emulator
-from .middleware import API_PREFIX
-from .state import Seed
+from .prefixes import API_PREFIX
+from .services.accounts import Seed
 from .transport import ConnectionExposingH11Protocol
 
 
@@ -27,7 +28,8 @@ class EmulatorServer:
 
     ``with EmulatorServer() as server:`` binds ``host`` (default 127.0.0.1) and ``port`` (default 0: a free
     port), starts serving, and stops on exit. ``.url`` is the root, ``.base_url`` the platform base
-    (``.../api/v2.1``), ``.seed`` the seeded account's ids and credentials.
+    (``.../api/v2.1``), ``.seed`` the seeded account's ids and credentials, ``.control`` a client of its control
+    routes.
     """
 
     def __init__(
@@ -41,6 +43,7 @@ class EmulatorServer:
     ) -> None:
         self.host = host
         self.emulator = emulator or Emulator(api_key=api_key, api_secret=api_secret)
+        self._control: EmulatorControl | None = None
         self._background = BackgroundServer(
             create_app(self.emulator),
             host,
@@ -59,6 +62,9 @@ class EmulatorServer:
 
     def stop(self) -> None:
         self._background.stop()
+        if self._control is not None:
+            self._control.close()
+            self._control = None
 
     @property
     def running(self) -> bool:
@@ -94,6 +100,13 @@ class EmulatorServer:
     @property
     def seed(self) -> Seed:
         return self.emulator.seed
+
+    @property
+    def control(self) -> EmulatorControl:
+        """A client of this server's control routes (``server.control.reset()`` …): one while it serves."""
+        if self._control is None:
+            self._control = EmulatorControl(self.url)
+        return self._control
 
     def connection_uri(self, *, hide_secret: bool = False) -> str:
         """Airflow connection URI for the seeded account (``hide_secret``: password shown as ``***``)."""

@@ -1,10 +1,14 @@
-"""Fixtures for the emulator tests: one server per session, reset before every test."""
+"""Fixtures for the emulator tests: one server per session, reset before every test, and a callback receiver."""
 
 from __future__ import annotations
 
+import json
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import httpx
 import pytest
 import requests
 
@@ -25,15 +29,13 @@ class Emu:
     def api(self, method: str, path: str, **kwargs: Any) -> requests.Response:
         return self.http.request(method, self.server.base_url + path, timeout=10, **kwargs)
 
-    def control(self, method: str, path: str, **kwargs: Any) -> requests.Response:
-        response = requests.request(method, f"{self.server.url}/_emulator{path}", timeout=10, **kwargs)
-        return response
+    def control(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        """A control call's answer, whatever its status (``path`` below ``/_emulator``)."""
+        return self.server.control.request(method, path, **kwargs)
 
     def ok(self, method: str, path: str, **kwargs: Any) -> Any:
         """A control call that must succeed; returns its JSON."""
-        response = self.control(method, path, **kwargs)
-        response.raise_for_status()
-        return response.json()
+        return self.server.control.call(method, path, **kwargs)
 
     def at(self, path: str) -> str:
         """A platform path under the seeded account, e.g. ``at("/callback")``."""
@@ -80,6 +82,49 @@ class Emu:
         return {k: v for k, v in body.items() if v is not None}
 
 
+class CallbackSink:
+    """
+    A bare recording HTTP server for callbacks (not the provider's receiver). Records every POST; answers the
+    statuses of ``script`` in turn (then 200). While ``answering`` is clear, each POST is recorded (``received``
+    counts it) and then held unanswered until the test sets it again.
+    """
+
+    def __init__(self) -> None:
+        self.bodies: list[dict[str, Any]] = []
+        self.paths: list[str] = []
+        self.script: list[int] = []
+        self.answering = threading.Event()
+        self.answering.set()
+        self.received = threading.Semaphore(0)
+        self.lock = threading.Lock()
+        sink = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with sink.lock:
+                    sink.bodies.append(body)
+                    sink.paths.append(self.path)
+                    status = sink.script.pop(0) if sink.script else 200
+                sink.received.release()
+                sink.answering.wait(300)  # a held answer: released by the test (or its teardown)
+                self.send_response(status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.answering.set()  # no handler thread left waiting: server_close() joins them
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
 @pytest.fixture(scope="session")
 def server() -> Iterator[EmulatorServer]:
     with EmulatorServer() as running:
@@ -88,7 +133,14 @@ def server() -> Iterator[EmulatorServer]:
 
 @pytest.fixture
 def emu(server: EmulatorServer) -> Iterator[Emu]:
-    requests.post(f"{server.url}/_emulator/reset", timeout=10).raise_for_status()
+    server.control.reset()
     handle = Emu(server)
     yield handle
     handle.http.close()
+
+
+@pytest.fixture
+def sink() -> Iterator[CallbackSink]:
+    receiver = CallbackSink()
+    yield receiver
+    receiver.close()

@@ -2,76 +2,23 @@
 Simulated events fire callbacks: fan-out to every active record of the type, the account's token, a new GUID per
 callback, redelivery with the same TransactionId when the receiver fails, bounded, in the background.
 
-The receiver here is a bare recording HTTP server (not the provider's receiver): it answers from a script.
+The receiver is ``CallbackSink`` (conftest.py), a bare recording HTTP server, not the provider's receiver.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import threading
 import time
 import uuid
-from collections.abc import Iterator
 from datetime import datetime, timezone
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-import pytest
-import requests
+import httpx
 
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$")  # UTC, no offset
 #: How long a test waits for something that takes milliseconds on an idle machine: generous for a loaded one.
 PATIENCE = 30.0
-
-
-class Recorder:
-    """
-    Records every POST; answers the statuses of ``script`` in turn (then 200). While ``answering`` is clear, each
-    POST is recorded (``received`` counts it) and then held unanswered until the test sets it again.
-    """
-
-    def __init__(self) -> None:
-        self.bodies: list[dict[str, Any]] = []
-        self.paths: list[str] = []
-        self.script: list[int] = []
-        self.answering = threading.Event()
-        self.answering.set()
-        self.received = threading.Semaphore(0)
-        self.lock = threading.Lock()
-        recorder = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                with recorder.lock:
-                    recorder.bodies.append(body)
-                    recorder.paths.append(self.path)
-                    status = recorder.script.pop(0) if recorder.script else 200
-                recorder.received.release()
-                recorder.answering.wait(300)  # a held answer: released by the test (or its teardown)
-                self.send_response(status)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.answering.set()  # no handler thread left waiting: server_close() joins them
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
-@pytest.fixture
-def sink() -> Iterator[Recorder]:
-    recorder = Recorder()
-    yield recorder
-    recorder.close()
 
 
 def record(emu, callback_type: int, url: str, active: bool = True) -> dict[str, Any]:
@@ -177,7 +124,7 @@ def test_the_control_request_does_not_wait_for_a_slow_receiver(emu, sink):
     sink.answering.clear()  # the receiver takes the callback and answers only when the test lets it
     try:
         response = emu.control("POST", "/events/keyword", json={"keyword": "JOIN"})  # given 10 s
-    except requests.Timeout:
+    except httpx.TimeoutException:
         raise AssertionError("the control call waited (10 s, and counting) for the held delivery") from None
     assert response.status_code == 202, response.text
     [started] = response.json()["deliveries"]
@@ -234,3 +181,19 @@ def test_reset_forgets_deliveries_and_policy(emu, sink):
     emu.ok("POST", "/reset")
     assert emu.ok("GET", "/events/deliveries") == []
     assert emu.ok("GET", "/events/delivery-policy")["max_attempts"] == 5
+
+
+def test_a_reset_stops_the_deliveries_still_running(emu, sink):
+    attach_join(emu)
+    record(emu, 1, sink.url)
+    emu.ok(
+        "POST", "/events/delivery-policy", json={"max_attempts": 20, "backoff_seconds": 0.2, "backoff_max_seconds": 0.2}
+    )
+    sink.script = [500] * 20
+    emu.ok("POST", "/events/keyword", json={"keyword": "JOIN"})
+    assert sink.received.acquire(timeout=PATIENCE), "the callback did not reach the receiver"
+    emu.server.control.reset()  # the delivery waits out its backoff, then finds the emulator reset
+    time.sleep(1.0)  # five backoffs
+    tried = len(sink.bodies)
+    time.sleep(0.6)
+    assert len(sink.bodies) == tried <= 2  # no try after the reset (one may have been under way)

@@ -27,7 +27,16 @@ from .actions import (
     VoiceCall,
     VoiceCallFields,
 )
-from .base import STATUS_ACTIVE, STATUS_DELETED, STATUS_INACTIVE, STATUS_NAMES, Audit, optional_timestamp
+from .base import (
+    STATUS_ACTIVE,
+    STATUS_DELETED,
+    STATUS_INACTIVE,
+    STATUS_NAMES,
+    SYSTEM_PRINCIPAL,
+    Audit,
+    SoftDeletable,
+    optional_timestamp,
+)
 from .callbacks import CALLBACK_TYPES, Callback
 from .campaigns import (
     CAMPAIGN_TYPE_COUPON,
@@ -43,7 +52,7 @@ from .campaigns import (
     DEFAULT_MAX_USES,
     VALID_DATE_TYPES,
     Campaign,
-    CouponDefinition,
+    CampaignCoupon,
     CouponFields,
     Redemption,
 )
@@ -83,6 +92,7 @@ __all__ = [
     "STATUS_DELETED",
     "STATUS_INACTIVE",
     "STATUS_NAMES",
+    "SYSTEM_PRINCIPAL",
     "VALID_DATE_TYPES",
     "Account",
     "Action",
@@ -90,12 +100,12 @@ __all__ = [
     "Audit",
     "Callback",
     "Campaign",
+    "CampaignCoupon",
     "Channel",
     "ContactBlock",
     "ContactFilter",
     "ContactList",
     "ContactPage",
-    "CouponDefinition",
     "CouponFields",
     "ExternalCouponCode",
     "ExternalCouponList",
@@ -104,6 +114,7 @@ __all__ = [
     "Redemption",
     "Schedule",
     "ScheduleFields",
+    "SoftDeletable",
     "VoiceCall",
     "VoiceCallFields",
     "optional_timestamp",

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from ..lifecycle import RunPlan
-from .base import STATUS_ACTIVE, STATUS_DELETED, Audit, optional_timestamp
+from .base import STATUS_ACTIVE, Audit, SoftDeletable, optional_timestamp
 
 # ActionType 3 PushCampaign; the seeded action is of this type. No source gives a voice call ActionType, so the
 # emulator uses 15 (the next number after the last known one, 14 KillCampaignPush); it is never shown.
@@ -30,16 +30,12 @@ NOT_APPLICABLE = "*"
 
 
 @dataclass
-class Action:
+class Action(SoftDeletable):
     id: int
     account_id: int
     type_id: int
     audit: Audit
     status_id: int = STATUS_ACTIVE
-
-    @property
-    def deleted(self) -> bool:
-        return self.status_id == STATUS_DELETED
 
     def to_api(self) -> dict[str, Any]:
         return {
@@ -115,6 +111,14 @@ class VoiceCall:
 
     action: Action
     fields: VoiceCallFields
+
+    @property
+    def account_id(self) -> int:
+        return self.action.account_id
+
+    @property
+    def deleted(self) -> bool:
+        return self.action.deleted
 
     def to_api(self, schedules: list[dict[str, Any]]) -> dict[str, Any]:
         action, f = self.action, self.fields

@@ -1,4 +1,4 @@
-"""Shared parts of the platform records: resource status values and the audit fields."""
+"""Shared parts of the platform records: resource status values, soft deletion and the audit fields."""
 
 from __future__ import annotations
 
@@ -14,9 +14,22 @@ STATUS_INACTIVE = 1
 STATUS_DELETED = 2
 STATUS_NAMES = {STATUS_ACTIVE: "Active", STATUS_INACTIVE: "Inactive", STATUS_DELETED: "Deleted"}
 
+# CreatedBy and ModifiedBy of what the emulator makes itself: the seed, and what control routes add.
+SYSTEM_PRINCIPAL = "emulator"
+
 
 def optional_timestamp(moment: datetime | None) -> str | None:
     return None if moment is None else format_timestamp(moment)
+
+
+class SoftDeletable:
+    """A resource whose DELETE marks it deleted (StatusId 2) instead of removing it."""
+
+    status_id: int
+
+    @property
+    def deleted(self) -> bool:
+        return self.status_id == STATUS_DELETED
 
 
 @dataclass

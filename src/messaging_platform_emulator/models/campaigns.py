@@ -1,4 +1,4 @@
-"""Campaigns and the coupon definition of a coupon campaign."""
+"""Campaigns, the coupon definition of a coupon campaign (``CampaignCoupon``), and redemptions."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from .base import STATUS_ACTIVE, STATUS_DELETED, STATUS_NAMES, Audit, optional_timestamp
+from .base import STATUS_ACTIVE, STATUS_NAMES, Audit, SoftDeletable, optional_timestamp
 
 # CampaignType (facts §2).
 CAMPAIGN_TYPES = {0: "Gateway", 1: "Basic", 2: "Dialog", 3: "Question", 4: "Coupon", 5: "Sweepstakes", 6: "Chat"}
@@ -28,7 +28,7 @@ COUPON_NOT_STARTED = 4
 
 
 @dataclass
-class Campaign:
+class Campaign(SoftDeletable):
     id: int
     account_id: int
     name: str
@@ -43,10 +43,6 @@ class Campaign:
     session_length: int = 0
     is_default: bool = False
     status_id: int = STATUS_ACTIVE
-
-    @property
-    def deleted(self) -> bool:
-        return self.status_id == STATUS_DELETED
 
     def to_api(self) -> dict[str, Any]:
         return {
@@ -88,7 +84,9 @@ class CouponFields:
 
 
 @dataclass
-class CouponDefinition:
+class CampaignCoupon:
+    """The coupon definition of a coupon campaign (the platform's ``CouponDefinition``), one per campaign."""
+
     campaign_id: int
     account_id: int
     fields: CouponFields

@@ -16,6 +16,7 @@ from .base import STATUS_ACTIVE, optional_timestamp
 
 FIRST_NAMES = ("Ava", "Ben", "Chloe", "Dan", "Emma", "Finn", "Grace", "Hugo", "Isla", "Jack")
 # PhoneNumber is +1555 and seven digits counting from 0100000: the first 10,000 contacts are +1555010xxxx.
+_PHONE_PREFIX = "+1555"
 _PHONE_BASE = 100_000
 _PHONE_SPAN = 10_000_000
 SUBSCRIPTION = {
@@ -39,6 +40,18 @@ class ContactBlock:
     def last_id(self) -> int:
         return self.first_id + self.count - 1
 
+    def id_with_phone(self, phone: str) -> int | None:
+        """The id of the block's first contact with that phone number, or None (numbers repeat every 10**7)."""
+        digits = phone[len(_PHONE_PREFIX) :] if phone.startswith(_PHONE_PREFIX) else ""
+        if len(digits) != 7 or not digits.isdigit():
+            return None
+        ordinal = (int(digits) - _PHONE_BASE) % _PHONE_SPAN
+        while ordinal < self.first_ordinal:
+            ordinal += _PHONE_SPAN
+        if ordinal >= self.first_ordinal + self.count:
+            return None
+        return self.first_id + ordinal - self.first_ordinal
+
     def contact(self, offset: int) -> dict[str, Any]:
         """The API form of the block's contact at ``offset`` (0 ≤ offset < count)."""
         contact_id = self.first_id + offset
@@ -48,7 +61,7 @@ class ContactBlock:
             "Id": contact_id,
             "AccountId": self.account_id,
             "StatusId": STATUS_ACTIVE,
-            "PhoneNumber": f"+1555{(_PHONE_BASE + ordinal) % _PHONE_SPAN:07d}",
+            "PhoneNumber": f"{_PHONE_PREFIX}{(_PHONE_BASE + ordinal) % _PHONE_SPAN:07d}",
             "Email": f"contact{contact_id}@example.com",
             "Subscriptions": [dict(SUBSCRIPTION)],
             "Attributes": [{"Id": contact_id, "Name": "FirstName", "Value": FIRST_NAMES[ordinal % len(FIRST_NAMES)]}],

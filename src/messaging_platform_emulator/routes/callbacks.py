@@ -3,34 +3,15 @@
 from __future__ import annotations
 
 from fastapi import APIRouter
-from fastapi.responses import Response
 
-from .deps import BodyDep, KeyDep, StateDep, listing, ok
+from .declare import route
 
 router = APIRouter(tags=["callbacks"])
 BASE = "/account/{account_id}/callback"
+ITEM = BASE + "/{callback_id}"
 
-
-@router.get(BASE)
-async def list_callbacks(account_id: int, key: KeyDep, state: StateDep) -> Response:
-    return listing(state.callbacks.list(key, account_id))
-
-
-@router.get(BASE + "/{callback_id}")
-async def get_callback(account_id: int, callback_id: int, key: KeyDep, state: StateDep) -> Response:
-    return ok(state.callbacks.get(key, account_id, callback_id))
-
-
-@router.post(BASE, status_code=201)
-async def create_callback(account_id: int, key: KeyDep, body: BodyDep, state: StateDep) -> Response:
-    return ok(state.callbacks.create(key, account_id, body), 201)
-
-
-@router.put(BASE + "/{callback_id}")
-async def update_callback(account_id: int, callback_id: int, key: KeyDep, body: BodyDep, state: StateDep) -> Response:
-    return ok(state.callbacks.update(key, account_id, callback_id, body))
-
-
-@router.delete(BASE + "/{callback_id}")
-async def delete_callback(account_id: int, callback_id: int, key: KeyDep, state: StateDep) -> Response:
-    return ok(state.callbacks.delete(key, account_id, callback_id))
+route(router, "GET", BASE, "list_callbacks", lambda emulator: emulator.callbacks.list, many=True)
+route(router, "GET", ITEM, "get_callback", lambda emulator: emulator.callbacks.get)
+route(router, "POST", BASE, "create_callback", lambda emulator: emulator.callbacks.create, body=True, status_code=201)
+route(router, "PUT", ITEM, "update_callback", lambda emulator: emulator.callbacks.update, body=True)
+route(router, "DELETE", ITEM, "delete_callback", lambda emulator: emulator.callbacks.delete)

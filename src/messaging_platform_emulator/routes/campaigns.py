@@ -8,42 +8,28 @@ from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
 from ..odata import FILTER, SKIP, TOP
-from .deps import BodyDep, KeyDep, StateDep, listing, odata_options, ok
+from .declare import route
+from .deps import EmulatorDep, KeyDep, ODataDep, listing, odata_options
 
 router = APIRouter(tags=["campaigns"])
+BASE = "/account/{account_id}/campaign"
+ITEM = BASE + "/{campaign_id}"
 
 
-@router.get("/account/{account_id}/campaign")
+@router.get(BASE)
 @odata_options(FILTER, TOP, SKIP)
 async def list_campaigns(
     account_id: int,
     key: KeyDep,
-    state: StateDep,
+    emulator: EmulatorDep,
+    options: ODataDep,
     only_mine: Annotated[bool, Query(alias="onlyMine")] = False,
-    filter_text: Annotated[str | None, Query(alias=FILTER)] = None,
-    top: Annotated[str | None, Query(alias=TOP)] = None,
-    skip: Annotated[str | None, Query(alias=SKIP)] = None,
 ) -> Response:
     """OData options are read as text and checked by the service, after the account (404 before 400)."""
-    options = {FILTER: filter_text, TOP: top, SKIP: skip}
-    return listing(state.campaigns.list(key, account_id, only_mine, options))
+    return listing(emulator.campaigns.list(key, account_id, only_mine, options))
 
 
-@router.get("/account/{account_id}/campaign/{campaign_id}")
-async def get_campaign(account_id: int, campaign_id: int, key: KeyDep, state: StateDep) -> Response:
-    return ok(state.campaigns.get(key, account_id, campaign_id))
-
-
-@router.post("/account/{account_id}/campaign", status_code=201)
-async def create_campaign(account_id: int, key: KeyDep, body: BodyDep, state: StateDep) -> Response:
-    return ok(state.campaigns.create(key, account_id, body), 201)
-
-
-@router.put("/account/{account_id}/campaign/{campaign_id}")
-async def update_campaign(account_id: int, campaign_id: int, key: KeyDep, body: BodyDep, state: StateDep) -> Response:
-    return ok(state.campaigns.update(key, account_id, campaign_id, body))
-
-
-@router.delete("/account/{account_id}/campaign/{campaign_id}")
-async def delete_campaign(account_id: int, campaign_id: int, key: KeyDep, state: StateDep) -> Response:
-    return ok(state.campaigns.delete(key, account_id, campaign_id))
+route(router, "GET", ITEM, "get_campaign", lambda emulator: emulator.campaigns.get)
+route(router, "POST", BASE, "create_campaign", lambda emulator: emulator.campaigns.create, body=True, status_code=201)
+route(router, "PUT", ITEM, "update_campaign", lambda emulator: emulator.campaigns.update, body=True)
+route(router, "DELETE", ITEM, "delete_campaign", lambda emulator: emulator.campaigns.delete)

@@ -2,31 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Query
+from fastapi import APIRouter
 from fastapi.responses import Response
 
 from ..odata import FILTER, SKIP, TOP
-from .deps import KeyDep, StateDep, long_listing, odata_options, ok
+from .declare import route
+from .deps import EmulatorDep, KeyDep, ODataDep, long_listing, odata_options
 
 router = APIRouter(tags=["contacts"])
+BASE = "/account/{account_id}/contact"
 
 
-@router.get("/account/{account_id}/contact")
+@router.get(BASE)
 @odata_options(FILTER, TOP, SKIP)
-async def list_contacts(
-    account_id: int,
-    key: KeyDep,
-    state: StateDep,
-    filter_text: Annotated[str | None, Query(alias=FILTER)] = None,
-    top: Annotated[str | None, Query(alias=TOP)] = None,
-    skip: Annotated[str | None, Query(alias=SKIP)] = None,
-) -> Response:
+async def list_contacts(account_id: int, key: KeyDep, emulator: EmulatorDep, options: ODataDep) -> Response:
     """OData options are read as text and checked by the service, after the account (404 before 400)."""
-    return long_listing(state.contacts.list(key, account_id, {FILTER: filter_text, TOP: top, SKIP: skip}))
+    return long_listing(emulator.contacts.list(key, account_id, options))
 
 
-@router.get("/account/{account_id}/contact/{contact_id}")
-async def get_contact(account_id: int, contact_id: int, key: KeyDep, state: StateDep) -> Response:
-    return ok(state.contacts.get(key, account_id, contact_id))
+route(router, "GET", BASE + "/{contact_id}", "get_contact", lambda emulator: emulator.contacts.get)

@@ -1,7 +1,8 @@
 """/_emulator control routes: seed, reset, accounts, faults, request record, clock, schedule lifecycle, TCP
 connection counts.
 
-Never authenticated, faulted or recorded. Errors use FastAPI's usual ``{"detail": ...}`` body.
+Never authenticated, faulted or recorded. Errors use FastAPI's usual ``{"detail": ...}`` body: the services raise
+``ControlError``, which the app answers so. Routes only parse requests and call the emulator's services and parts.
 """
 
 from __future__ import annotations
@@ -15,8 +16,7 @@ from ..clock import format_timestamp
 from ..emulator import Emulator
 from ..faults import FaultRule
 from ..lifecycle import Outcome
-from ..middleware import API_PREFIX
-from ..services.schedules import ScheduleFinished, ScheduleNotFound
+from ..prefixes import API_PREFIX
 from ..transport import connection_counter
 from .deps import EmulatorDep
 
@@ -77,10 +77,7 @@ async def connections(request: Request) -> dict[str, int]:
 
 @router.post("/accounts", status_code=201)
 async def create_account(body: AccountIn, emulator: EmulatorDep) -> dict[str, Any]:
-    try:
-        return emulator.state.add_account(body.name, body.api_key, body.api_secret).to_dict()
-    except ValueError as exc:
-        raise HTTPException(409, str(exc)) from exc
+    return emulator.accounts.create(body.name, body.api_key, body.api_secret).to_dict()
 
 
 @router.get("/faults")
@@ -128,32 +125,20 @@ async def set_clock(body: ClockIn, emulator: EmulatorDep) -> dict[str, Any]:
 
 @router.get("/schedule-behaviour")
 async def get_schedule_behaviour(emulator: EmulatorDep) -> dict[str, Any]:
-    return emulator.state.default_behaviour.to_dict()
+    return emulator.schedules.default_behaviour.to_dict()
 
 
 @router.post("/schedule-behaviour")
 async def set_schedule_behaviour(body: BehaviourIn, emulator: EmulatorDep) -> dict[str, Any]:
-    behaviour = emulator.state.schedules.set_default_behaviour(
-        body.pending_seconds, body.processing_seconds, body.outcome
-    )
+    behaviour = emulator.schedules.set_default_behaviour(body.pending_seconds, body.processing_seconds, body.outcome)
     return behaviour.to_dict()
 
 
 @router.post("/schedules/{schedule_id}/behaviour")
 async def set_one_schedule_behaviour(schedule_id: int, body: BehaviourIn, emulator: EmulatorDep) -> dict[str, Any]:
-    try:
-        return emulator.state.schedules.set_behaviour(
-            schedule_id, body.pending_seconds, body.processing_seconds, body.outcome
-        )
-    except ScheduleNotFound as exc:
-        raise HTTPException(404, str(exc)) from exc
+    return emulator.schedules.set_behaviour(schedule_id, body.pending_seconds, body.processing_seconds, body.outcome)
 
 
 @router.post("/schedules/{schedule_id}/abort")
 async def abort_schedule(schedule_id: int, emulator: EmulatorDep) -> dict[str, Any]:
-    try:
-        return emulator.state.schedules.abort(schedule_id)
-    except ScheduleNotFound as exc:
-        raise HTTPException(404, str(exc)) from exc
-    except ScheduleFinished as exc:
-        raise HTTPException(409, str(exc)) from exc
+    return emulator.schedules.abort(schedule_id)

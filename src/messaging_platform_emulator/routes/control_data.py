@@ -1,20 +1,17 @@
 """/_emulator control routes that add platform data: contacts in bulk, keywords, API keys of any type.
 
-Never authenticated, faulted or recorded. Errors use FastAPI's usual ``{"detail": ...}`` body.
+Never authenticated, faulted or recorded. Errors use FastAPI's usual ``{"detail": ...}`` body (``ControlError``).
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..seed_data import SEED_CHANNEL_ID
-from ..services.access import AccountNotFound
 from ..services.contacts import MAX_GENERATED
-from ..services.keywords import ChannelNotFound, KeywordTaken
-from ..state import SYSTEM_PRINCIPAL
 from .deps import EmulatorDep
 
 router = APIRouter(tags=["emulator control"])
@@ -42,28 +39,14 @@ class ApiKeyIn(BaseModel):
 
 @router.post("/contacts", status_code=201)
 async def add_contacts(body: ContactsIn, emulator: EmulatorDep) -> dict[str, Any]:
-    try:
-        return emulator.state.contacts.add(body.account_id, body.count)
-    except AccountNotFound as exc:
-        raise HTTPException(404, str(exc)) from exc
+    return emulator.contacts.add(body.account_id, body.count)
 
 
 @router.post("/keywords", status_code=201)
 async def add_keyword(body: KeywordIn, emulator: EmulatorDep) -> dict[str, Any]:
-    try:
-        keyword = emulator.state.keywords.add(
-            body.name, body.channel_id, callback_required=body.callback_required, principal=SYSTEM_PRINCIPAL
-        )
-    except ChannelNotFound as exc:
-        raise HTTPException(404, str(exc)) from exc
-    except KeywordTaken as exc:
-        raise HTTPException(409, str(exc)) from exc
-    return keyword.to_api()
+    return emulator.keywords.add(body.name, body.channel_id, callback_required=body.callback_required).to_api()
 
 
 @router.post("/api-keys", status_code=201)
 async def add_api_key(body: ApiKeyIn, emulator: EmulatorDep) -> dict[str, Any]:
-    try:
-        return emulator.state.api_keys.add(body.account_id, body.type_id, body.label, SYSTEM_PRINCIPAL)
-    except AccountNotFound as exc:
-        raise HTTPException(404, str(exc)) from exc
+    return emulator.accounts.add_api_key(body.account_id, body.type_id, body.label)

@@ -1,24 +1,25 @@
 """/_emulator/events control routes: simulate inbound events that fire callbacks, and inspect the deliveries.
 
-Never authenticated, faulted or recorded. Errors use FastAPI's usual ``{"detail": ...}`` body. Each event answers
-202 as soon as its deliveries are started (``"wait": true`` waits until each is delivered or has failed).
+Never authenticated, faulted or recorded. Errors use FastAPI's usual ``{"detail": ...}`` body (``ControlError``).
+Each event answers 202 as soon as its deliveries are started (``"wait": true`` waits until each is delivered or
+has failed).
 """
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..services.events import NEW_ACCOUNT, EventRefused, events_for
+from ..delivery import FiredEvent
+from ..delivery_record import PolicyChanges
+from ..emulator import Emulator
+from ..services.events import Answer, DialogAnswer, Sender
 from .deps import EmulatorDep
 
 router = APIRouter(prefix="/events", tags=["emulator events"])
-
-Answer = str | bool | int | float
 
 
 class _EventIn(BaseModel):
@@ -31,6 +32,9 @@ class _ContactEventIn(_EventIn):
     channel_id: str | int | None = None
     contact_id: int | None = None
     phone_number: str | None = Field(None, min_length=1, max_length=64)
+
+    def sender(self) -> Sender:
+        return Sender(self.account_id, self.channel_id, self.contact_id, self.phone_number)
 
 
 class KeywordEventIn(_EventIn):
@@ -69,77 +73,52 @@ class PolicyIn(BaseModel):
     timeout_seconds: float | None = Field(None, gt=0, le=120)
 
 
-async def _answer(fired: dict[str, Any], wait: bool, emulator: Any) -> JSONResponse:
-    tasks = fired.pop("_tasks")
-    if wait and tasks:
-        await asyncio.gather(*tasks, return_exceptions=True)
-        hub = events_for(emulator)
-        fired["deliveries"] = [hub.delivery(d["id"]) or d for d in fired["deliveries"]]
-    return JSONResponse(fired, status_code=202)
-
-
-def _fire(emulator: Any, build: Any, *args: Any) -> dict[str, Any]:
-    hub = events_for(emulator)
-    with emulator.state.lock:
-        try:
-            account, callback_type, fields = build(*args)
-            return hub.fire(account, callback_type, fields, account.id)
-        except EventRefused as exc:
-            raise HTTPException(exc.status, str(exc)) from exc
+async def _answer(fired: FiredEvent, wait: bool, emulator: Emulator, **extra: Any) -> JSONResponse:
+    answer = fired.to_dict()
+    if wait:
+        answer["deliveries"] = await emulator.delivery.settled(fired)
+    return JSONResponse({**answer, **extra}, status_code=202)
 
 
 @router.post("/keyword", status_code=202)
 async def keyword_event(body: KeywordEventIn, emulator: EmulatorDep) -> JSONResponse:
-    hub = events_for(emulator)
-    fired = _fire(emulator, hub.keyword_event, body.keyword, body.channel_id, body.contact_id, body.phone_number)
+    fired = emulator.events.keyword(body.keyword, body.channel_id, body.contact_id, body.phone_number)
     return await _answer(fired, body.wait, emulator)
 
 
 @router.post("/dialog", status_code=202)
 async def dialog_event(body: DialogEventIn, emulator: EmulatorDep) -> JSONResponse:
-    fired = _fire(emulator, events_for(emulator).dialog_event, body.model_dump())
-    return await _answer(fired, body.wait, emulator)
+    answer = DialogAnswer(
+        body.answer, body.question_text, body.question_campaign_id, body.dialog_campaign_id, body.subscription_id
+    )
+    return await _answer(emulator.events.dialog(body.sender(), answer), body.wait, emulator)
 
 
 @router.post("/stop", status_code=202)
 async def stop_event(body: StopEventIn, emulator: EmulatorDep) -> JSONResponse:
-    fired = _fire(emulator, events_for(emulator).stop_event, body.model_dump())
-    return await _answer(fired, body.wait, emulator)
+    return await _answer(emulator.events.stop(body.sender(), body.subscription_id), body.wait, emulator)
 
 
 @router.post("/incoming-message", status_code=202)
 async def incoming_message_event(body: IncomingMessageEventIn, emulator: EmulatorDep) -> JSONResponse:
-    fired = _fire(emulator, events_for(emulator).incoming_message_event, body.model_dump())
-    return await _answer(fired, body.wait, emulator)
+    return await _answer(emulator.events.incoming_message(body.sender(), body.message), body.wait, emulator)
 
 
 @router.post("/new-account", status_code=202)
 async def new_account_event(body: NewAccountEventIn, emulator: EmulatorDep) -> JSONResponse:
     """Create an account under ``parent_id`` (the seeded account by default) and fire NewAccount to the parent."""
-    hub = events_for(emulator)
-    state = emulator.state
-    with state.lock:
-        try:
-            parent = hub.account(body.parent_id)
-            if not parent.callback_token:
-                raise EventRefused(409, f"account {parent.id} does not have callbacks enabled")
-            created = state.add_account(body.name)
-            state.tables.accounts[created.account_id].parent_id = parent.id
-            fired = hub.fire(parent, NEW_ACCOUNT, {"Name": body.name, "ParentId": parent.id}, created.account_id)
-        except EventRefused as exc:
-            raise HTTPException(exc.status, str(exc)) from exc
-    fired["account"] = created.to_dict()
-    return await _answer(fired, body.wait, emulator)
+    fired, created = emulator.events.new_account(body.name, body.parent_id)
+    return await _answer(fired, body.wait, emulator, account=created.to_dict())
 
 
 @router.get("/deliveries")
 async def list_deliveries(emulator: EmulatorDep, since: int = 0) -> list[dict[str, Any]]:
-    return events_for(emulator).deliveries(since)
+    return emulator.delivery.record.list(since)
 
 
 @router.get("/deliveries/{delivery_id}")
 async def get_delivery(delivery_id: int, emulator: EmulatorDep) -> dict[str, Any]:
-    found = events_for(emulator).delivery(delivery_id)
+    found = emulator.delivery.record.get(delivery_id)
     if found is None:
         raise HTTPException(404, f"delivery {delivery_id} does not exist")
     return found
@@ -147,14 +126,15 @@ async def get_delivery(delivery_id: int, emulator: EmulatorDep) -> dict[str, Any
 
 @router.delete("/deliveries")
 async def clear_deliveries(emulator: EmulatorDep) -> dict[str, int]:
-    return {"cleared": events_for(emulator).clear()}
+    return {"cleared": emulator.delivery.record.clear()}
 
 
 @router.get("/delivery-policy")
 async def get_policy(emulator: EmulatorDep) -> dict[str, Any]:
-    return events_for(emulator).get_policy().to_dict()
+    return emulator.delivery.record.policy().to_dict()
 
 
 @router.post("/delivery-policy")
 async def set_policy(body: PolicyIn, emulator: EmulatorDep) -> dict[str, Any]:
-    return events_for(emulator).set_policy(**body.model_dump()).to_dict()
+    changes = PolicyChanges(body.max_attempts, body.backoff_seconds, body.backoff_max_seconds, body.timeout_seconds)
+    return emulator.delivery.record.set_policy(changes).to_dict()

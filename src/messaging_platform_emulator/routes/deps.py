@@ -7,16 +7,15 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Annotated, Any, Protocol, TypeVar
 from urllib.parse import unquote
 
-from fastapi import Depends, Request
+from fastapi import Depends, Query, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import AfterValidator
 
 from ..emulator import Emulator
 from ..errors import UNKNOWN_ERROR, ErrorDetail, PlatformError
 from ..models import ApiKey
-from ..odata import refuse_unsupported
+from ..odata import FILTER, SKIP, TOP, refuse_unsupported
 from ..services.access import authenticate
-from ..state import PlatformState
 
 JSON_MEDIA_TYPE = "application/json"
 ODATA_OPTIONS_ATTRIBUTE = "odata_options"
@@ -33,21 +32,18 @@ def get_emulator(request: Request) -> Emulator:
     return emulator
 
 
-def get_state(emulator: Annotated[Emulator, Depends(get_emulator)]) -> PlatformState:
-    return emulator.state
+EmulatorDep = Annotated[Emulator, Depends(get_emulator)]
 
 
-def get_api_key(request: Request, state: Annotated[PlatformState, Depends(get_state)]) -> ApiKey:
+def get_api_key(request: Request, emulator: EmulatorDep) -> ApiKey:
     """The authenticated API key (401 otherwise); resolved before any path or body check."""
-    return authenticate(state, request.headers.get("authorization"))
+    return authenticate(emulator.store, request.headers.get("authorization"))
 
 
 #: A text path value (coupon code, channel, keyword): the middleware routes with ``%`` and ``/`` inside a segment
 #: still escaped, so that ``A%2F1`` is one segment; this gives the value as the caller wrote it.
 PathText = Annotated[str, AfterValidator(unquote)]
 
-EmulatorDep = Annotated[Emulator, Depends(get_emulator)]
-StateDep = Annotated[PlatformState, Depends(get_state)]
 KeyDep = Annotated[ApiKey, Depends(get_api_key)]
 
 
@@ -78,6 +74,19 @@ def odata_options(*names: str) -> Callable[[Endpoint], Endpoint]:
         return endpoint
 
     return mark
+
+
+def odata_query(
+    filter_text: Annotated[str | None, Query(alias=FILTER)] = None,
+    top: Annotated[str | None, Query(alias=TOP)] = None,
+    skip: Annotated[str | None, Query(alias=SKIP)] = None,
+) -> dict[str, str | None]:
+    """The OData options of a list route, read as text: the service checks them after the account (404 before
+    400)."""
+    return {FILTER: filter_text, TOP: top, SKIP: skip}
+
+
+ODataDep = Annotated[dict[str, str | None], Depends(odata_query)]
 
 
 async def check_query_options(request: Request, key: KeyDep) -> None:

@@ -3,22 +3,21 @@
 from __future__ import annotations
 
 from fastapi import APIRouter
-from fastapi.responses import Response
 
-from .deps import BodyDep, KeyDep, PathText, StateDep, ok
+from .declare import route
 
 router = APIRouter(tags=["keywords"])
 ITEM = "/account/{account_id}/channel/{channel}/keyword/{keyword}"
+TEXT = ("channel", "keyword")  # a channel id or code, a keyword id or name
 
-
-@router.get(ITEM)
-async def get_keyword(account_id: int, channel: PathText, keyword: PathText, key: KeyDep, state: StateDep) -> Response:
-    return ok(state.keywords.get(key, account_id, channel, keyword))
-
-
-@router.post(ITEM + "/campaign")
-async def attach_keyword_campaign(
-    account_id: int, channel: PathText, keyword: PathText, key: KeyDep, body: BodyDep, state: StateDep
-) -> Response:
-    """Body: the campaign id as a bare JSON integer, e.g. ``3001``."""
-    return ok(state.keywords.attach_campaign(key, account_id, channel, keyword, body))
+route(router, "GET", ITEM, "get_keyword", lambda emulator: emulator.keywords.get, text=TEXT)
+route(
+    router,
+    "POST",
+    ITEM + "/campaign",
+    "attach_keyword_campaign",
+    lambda emulator: emulator.keywords.attach_campaign,
+    body=True,
+    text=TEXT,
+    doc="Body: the campaign id as a bare JSON integer, e.g. ``3001``.",
+)

@@ -3,29 +3,22 @@
 from __future__ import annotations
 
 from fastapi import APIRouter
-from fastapi.responses import Response
 
-from .deps import BodyDep, KeyDep, StateDep, listing, ok
+from .declare import route
 
 router = APIRouter(tags=["push voice calls"])
 BASE = "/account/{account_id}/action-pushvoicecall"
+ITEM = BASE + "/{action_id}"
 
-
-@router.get(BASE)
-async def list_voice_calls(account_id: int, key: KeyDep, state: StateDep) -> Response:
-    return listing(state.voice_calls.list(key, account_id))
-
-
-@router.get(BASE + "/{action_id}")
-async def get_voice_call(account_id: int, action_id: int, key: KeyDep, state: StateDep) -> Response:
-    return ok(state.voice_calls.get(key, account_id, action_id))
-
-
-@router.post(BASE, status_code=201)
-async def create_voice_call(account_id: int, key: KeyDep, body: BodyDep, state: StateDep) -> Response:
-    return ok(state.voice_calls.create(key, account_id, body), 201)
-
-
-@router.delete(BASE + "/{action_id}")
-async def delete_voice_call(account_id: int, action_id: int, key: KeyDep, state: StateDep) -> Response:
-    return ok(state.voice_calls.delete(key, account_id, action_id))
+route(router, "GET", BASE, "list_push_voice_calls", lambda emulator: emulator.voice_calls.list, many=True)
+route(router, "GET", ITEM, "get_push_voice_call", lambda emulator: emulator.voice_calls.get)
+route(
+    router,
+    "POST",
+    BASE,
+    "create_push_voice_call",
+    lambda emulator: emulator.voice_calls.create,
+    body=True,
+    status_code=201,
+)
+route(router, "DELETE", ITEM, "delete_push_voice_call", lambda emulator: emulator.voice_calls.delete)

@@ -1,27 +1,36 @@
-"""Authentication (HTTP Basic: user = API key, password = secret) and account scoping."""
+"""Authentication (HTTP Basic: user = API key, password = secret) and account scoping.
+
+Every platform lookup goes through here: a key reaches its own account only, and a row of another account is
+answered 404 like an unknown id. The functions read the store they are given; callers hold its lock.
+"""
 
 from __future__ import annotations
 
 import base64
 import binascii
 import hmac
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Mapping
+from typing import Protocol, TypeVar
 
 from ..errors import not_found, unauthorized
-from ..models import STATUS_DELETED, Account, Action, ApiKey, Campaign
-
-if TYPE_CHECKING:
-    from ..state import PlatformState
+from ..models import STATUS_DELETED, Account, Action, ApiKey, Campaign, SoftDeletable
+from ..store import Store
 
 # Compared against when the key is unknown, so an unknown key costs the same as a wrong secret.
 _NO_SECRET = b"\x00" * 32
 
 
-class AccountNotFound(LookupError):
-    """No account with that id (control endpoints turn this into 404)."""
+class Owned(Protocol):
+    """A row that belongs to one account."""
+
+    @property
+    def account_id(self) -> int: ...
 
 
-def authenticate(state: PlatformState, authorization: str | None) -> ApiKey:
+Row = TypeVar("Row", bound=Owned)
+
+
+def authenticate(store: Store, authorization: str | None) -> ApiKey:
     """The API key named by a Basic ``Authorization`` header; 401 when missing, wrong, revoked or expired.
 
     A key that authenticates has its ``LastActivity`` set to the emulator's now.
@@ -38,11 +47,11 @@ def authenticate(state: PlatformState, authorization: str | None) -> ApiKey:
     key, sep, secret = decoded.partition(":")
     if not sep:
         raise unauthorized()
-    with state.lock:
-        candidate = next((k for k in state.tables.api_keys.values() if k.key == key), None)
+    with store.lock:
+        candidate = next((k for k in store.tables.api_keys.values() if k.key == key), None)
         expected = candidate.secret.encode("utf-8") if candidate is not None else _NO_SECRET
         matches = hmac.compare_digest(secret.encode("utf-8"), expected)
-        now = state.now()
+        now = store.now()
         if candidate is None or not matches or candidate.revoked or candidate.expired(now):
             raise unauthorized()
         candidate.last_activity = now
@@ -54,44 +63,56 @@ def can_access(key: ApiKey, account: Account) -> bool:
     return account.id == key.account_id and account.status_id != STATUS_DELETED
 
 
-def require_account(state: PlatformState, key: ApiKey, account_id: int) -> Account:
+def require_account(store: Store, key: ApiKey, account_id: int) -> Account:
     """The path account, or 404 when it does not exist or the key may not use it. Caller holds the lock."""
-    account = state.tables.accounts.get(account_id)
+    account = store.tables.accounts.get(account_id)
     if account is None or not can_access(key, account):
         raise not_found("Account", account_id)
     return account
 
 
-def require_action(state: PlatformState, key: ApiKey, account_id: int, action_id: int) -> Action:
-    """An action of the path account, or 404. Caller holds the lock."""
-    require_account(state, key, account_id)
-    action = state.tables.actions.get(action_id)
-    if action is None or action.account_id != account_id or action.deleted:
-        raise not_found("Action", action_id)
-    return action
+def require_owned(
+    store: Store,
+    key: ApiKey,
+    account_id: int,
+    table: Mapping[int, Row],
+    row_id: int,
+    object_type: str,
+    gone: Callable[[Row], bool] | None = None,
+) -> Row:
+    """Row ``row_id`` of ``table`` when it belongs to the path account and is not ``gone``; else 404 naming
+    ``object_type`` (the account itself checked first). Caller holds the lock."""
+    require_account(store, key, account_id)
+    found = table.get(row_id)
+    if found is None or found.account_id != account_id or (gone is not None and gone(found)):
+        raise not_found(object_type, row_id)
+    return found
 
 
-def find_campaign(state: PlatformState, account_id: int, campaign_id: int) -> Campaign | None:
+def owned_rows(store: Store, key: ApiKey, account_id: int, rows: Iterable[Row]) -> list[Row]:
+    """The rows of the path account, in table order (404 when the key may not use the account). Caller holds
+    the lock."""
+    require_account(store, key, account_id)
+    return [row for row in rows if row.account_id == account_id]
+
+
+def require_action(store: Store, key: ApiKey, account_id: int, action_id: int) -> Action:
+    """A live action of the path account, or 404. Caller holds the lock."""
+    return require_owned(store, key, account_id, store.tables.actions, action_id, "Action", gone=_deleted)
+
+
+def find_campaign(store: Store, account_id: int, campaign_id: int) -> Campaign | None:
     """A live campaign of the account, or None. Caller holds the lock."""
-    campaign = state.tables.campaigns.get(campaign_id)
+    campaign = store.tables.campaigns.get(campaign_id)
     if campaign is None or campaign.account_id != account_id or campaign.deleted:
         return None
     return campaign
 
 
-def require_campaign(state: PlatformState, key: ApiKey, account_id: int, campaign_id: int) -> Campaign:
+def require_campaign(store: Store, key: ApiKey, account_id: int, campaign_id: int) -> Campaign:
     """A live campaign of the path account, or 404. Caller holds the lock."""
-    require_account(state, key, account_id)
-    campaign = find_campaign(state, account_id, campaign_id)
-    if campaign is None:
-        raise not_found("Campaign", campaign_id)
-    return campaign
+    return require_owned(store, key, account_id, store.tables.campaigns, campaign_id, "Campaign", gone=_deleted)
 
 
-def control_account(state: PlatformState, account_id: int | None) -> Account:
-    """For control endpoints: the given account (the seeded one when None), or AccountNotFound."""
-    wanted = state.seed.account_id if account_id is None else account_id
-    account = state.tables.accounts.get(wanted)
-    if account is None:
-        raise AccountNotFound(f"account {wanted} does not exist")
-    return account
+def _deleted(row: SoftDeletable) -> bool:
+    return row.deleted

@@ -1,14 +1,16 @@
-"""API key rules: create Common or Temporary keys, read, rotate the secret, revoke.
+"""API key rules: create Common or Temporary keys, read, change the secret, revoke.
 
-Secrets are never logged nor put in error messages; only the single GET, create and rotate answers carry one.
+Secrets are never logged nor put in error messages; only the single GET, create and change-secret answers carry
+one.
 """
 
 from __future__ import annotations
 
 import secrets
-from typing import TYPE_CHECKING, Any
+from datetime import datetime
+from typing import Any
 
-from ..errors import bad_request, not_found
+from ..errors import bad_request
 from ..models import (
     API_KEY_TYPE_COMMON,
     API_KEY_TYPE_MASTER,
@@ -17,13 +19,9 @@ from ..models import (
     ApiKey,
     Audit,
 )
+from ..store import Store
 from ..validation import Body, parse_json_object
-from .access import control_account, require_account
-
-if TYPE_CHECKING:
-    from datetime import datetime
-
-    from ..state import PlatformState
+from .access import owned_rows, require_account, require_owned
 
 OBJECT_TYPE = "ApiKey"
 CREATABLE_TYPES = (API_KEY_TYPE_COMMON, API_KEY_TYPE_TEMPORARY)
@@ -62,47 +60,41 @@ def _read_new_key(body: Body, now: datetime) -> tuple[str, int, datetime | None]
 
 
 class ApiKeyService:
-    def __init__(self, state: PlatformState) -> None:
-        self._state = state
+    def __init__(self, store: Store) -> None:
+        self._store = store
 
     def _find(self, key: ApiKey, account_id: int, key_id: int) -> ApiKey:
-        require_account(self._state, key, account_id)
-        found = self._state.tables.api_keys.get(key_id)
-        if found is None or found.account_id != account_id or found.revoked:
-            raise not_found(OBJECT_TYPE, key_id)
-        return found
+        return require_owned(self._store, key, account_id, self._store.tables.api_keys, key_id, OBJECT_TYPE, _revoked)
 
     def list(self, key: ApiKey, account_id: int) -> list[dict[str, Any]]:
         """The account's keys that are not revoked, without secrets."""
-        with self._state.lock:
-            require_account(self._state, key, account_id)
-            return [
-                k.to_api() for k in self._state.tables.api_keys.values() if k.account_id == account_id and not k.revoked
-            ]
+        with self._store.lock:
+            keys = owned_rows(self._store, key, account_id, self._store.tables.api_keys.values())
+            return [k.to_api() for k in keys if not k.revoked]
 
     def get(self, key: ApiKey, account_id: int, key_id: int) -> dict[str, Any]:
-        with self._state.lock:
+        with self._store.lock:
             return self._find(key, account_id, key_id).to_api(with_secret=True)
 
     def create(self, key: ApiKey, account_id: int, raw_body: bytes) -> dict[str, Any]:
-        with self._state.lock:
-            require_account(self._state, key, account_id)
-            now = self._state.now()
+        with self._store.lock:
+            require_account(self._store, key, account_id)
+            now = self._store.now()
             label, type_id, valid_to = _read_new_key(parse_json_object(raw_body, OBJECT_TYPE), now)
-            created = self._store(account_id, type_id, label, Audit.new(now, key.principal), valid_to)
+            created = self.store_key(account_id, type_id, label, Audit.new(now, key.principal), valid_to=valid_to)
             return created.to_api(with_secret=True)
 
-    def rotate(self, key: ApiKey, account_id: int, key_id: int) -> dict[str, Any]:
+    def change_secret(self, key: ApiKey, account_id: int, key_id: int) -> dict[str, Any]:
         """A new secret for the key; the old one stops working at once."""
-        with self._state.lock:
+        with self._store.lock:
             found = self._find(key, account_id, key_id)
             found.secret = new_secret()
-            found.audit.touch(self._state.now(), key.principal)
+            found.audit.touch(self._store.now(), key.principal)
             return found.to_api(with_secret=True)
 
     def revoke(self, key: ApiKey, account_id: int, key_id: int) -> dict[str, Any]:
         """Revoke a Common or Temporary key (Master keys: 400); returns it, without its secret."""
-        with self._state.lock:
+        with self._store.lock:
             found = self._find(key, account_id, key_id)
             if found.type_id == API_KEY_TYPE_MASTER:
                 raise bad_request(
@@ -111,32 +103,44 @@ class ApiKeyService:
                     property_name="TypeId",
                 )
             found.revoked = True
-            found.audit.touch(self._state.now(), key.principal)
+            found.audit.touch(self._store.now(), key.principal)
             return found.to_api()
 
-    # -- emulator controls ------------------------------------------------------------------------
+    # -- used by accounts (caller holds the lock) -------------------------------------------------
 
-    def add(self, account_id: int | None, type_id: int, label: str, principal: str) -> dict[str, Any]:
-        """A key of any non-temporary type (Master included) for an account; AccountNotFound otherwise."""
-        with self._state.lock:
-            account = control_account(self._state, account_id)
-            created = self._store(account.id, type_id, label, Audit.new(self._state.now(), principal), None)
-            return created.to_api(with_secret=True)
+    def taken(self, value: str) -> bool:
+        """Whether some key, of any account, already has this key value."""
+        return any(k.key == value for k in self._store.tables.api_keys.values())
 
-    def _store(self, account_id: int, type_id: int, label: str, audit: Audit, valid_to: datetime | None) -> ApiKey:
-        taken = {k.key for k in self._state.tables.api_keys.values()}
-        value = new_key()
-        while value in taken:
+    def store_key(
+        self,
+        account_id: int,
+        type_id: int,
+        label: str,
+        audit: Audit,
+        *,
+        valid_to: datetime | None = None,
+        value: str | None = None,
+        secret: str | None = None,
+    ) -> ApiKey:
+        """Add a key to an account: ``value`` and ``secret`` as given (the caller checked ``taken``), else new."""
+        if value is None:
             value = new_key()
+            while self.taken(value):
+                value = new_key()
         created = ApiKey(
-            id=self._state.next_id("api_key"),
+            id=self._store.next_id("api_key"),
             account_id=account_id,
             key=value,
-            secret=new_secret(),
+            secret=new_secret() if secret is None else secret,
             audit=audit,
             type_id=type_id,
             label=label,
             valid_to=valid_to,
         )
-        self._state.tables.api_keys[created.id] = created
+        self._store.tables.api_keys[created.id] = created
         return created
+
+
+def _revoked(found: ApiKey) -> bool:
+    return found.revoked

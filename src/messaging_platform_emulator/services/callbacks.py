@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..errors import not_found
-from ..models import CALLBACK_TYPES, Callback
+from ..models import CALLBACK_TYPES, ApiKey, Callback
+from ..store import Store
 from ..validation import Body, parse_json_object
-from .access import require_account
-
-if TYPE_CHECKING:
-    from ..models import ApiKey
-    from ..state import PlatformState
+from .access import owned_rows, require_account, require_owned
 
 OBJECT_TYPE = "Callback"
 _ALLOWED = ", ".join(f"{number} ({name})" for number, name in CALLBACK_TYPES.items())
@@ -33,42 +29,38 @@ def _read_callback(body: Body) -> tuple[int, str, bool]:
 
 
 class CallbackService:
-    def __init__(self, state: PlatformState) -> None:
-        self._state = state
+    def __init__(self, store: Store) -> None:
+        self._store = store
 
     def _find(self, key: ApiKey, account_id: int, callback_id: int) -> Callback:
-        require_account(self._state, key, account_id)
-        found = self._state.tables.callbacks.get(callback_id)
-        if found is None or found.account_id != account_id:
-            raise not_found(OBJECT_TYPE, callback_id)
-        return found
+        return require_owned(self._store, key, account_id, self._store.tables.callbacks, callback_id, OBJECT_TYPE)
 
     def list(self, key: ApiKey, account_id: int) -> list[dict[str, Any]]:
-        with self._state.lock:
-            require_account(self._state, key, account_id)
-            return [c.to_api() for c in self._state.tables.callbacks.values() if c.account_id == account_id]
+        with self._store.lock:
+            records = owned_rows(self._store, key, account_id, self._store.tables.callbacks.values())
+            return [c.to_api() for c in records]
 
     def get(self, key: ApiKey, account_id: int, callback_id: int) -> dict[str, Any]:
-        with self._state.lock:
+        with self._store.lock:
             return self._find(key, account_id, callback_id).to_api()
 
     def create(self, key: ApiKey, account_id: int, raw_body: bytes) -> dict[str, Any]:
-        with self._state.lock:
-            require_account(self._state, key, account_id)
+        with self._store.lock:
+            require_account(self._store, key, account_id)
             callback_type, url, active = _read_callback(parse_json_object(raw_body, OBJECT_TYPE))
-            created = Callback(self._state.next_id("callback"), account_id, callback_type, url, active)
-            self._state.tables.callbacks[created.id] = created
+            created = Callback(self._store.next_id("callback"), account_id, callback_type, url, active)
+            self._store.tables.callbacks[created.id] = created
             return created.to_api()
 
     def update(self, key: ApiKey, account_id: int, callback_id: int, raw_body: bytes) -> dict[str, Any]:
-        with self._state.lock:
+        with self._store.lock:
             found = self._find(key, account_id, callback_id)
             found.callback_type, found.url, found.active = _read_callback(parse_json_object(raw_body, OBJECT_TYPE))
             return found.to_api()
 
     def delete(self, key: ApiKey, account_id: int, callback_id: int) -> dict[str, Any]:
         """Hard delete; returns the record as it was."""
-        with self._state.lock:
+        with self._store.lock:
             found = self._find(key, account_id, callback_id)
-            del self._state.tables.callbacks[found.id]
+            del self._store.tables.callbacks[found.id]
             return found.to_api()

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..models import CAMPAIGN_TYPES, STATUS_DELETED, Audit, Campaign
+from ..models import CAMPAIGN_TYPES, STATUS_DELETED, ApiKey, Audit, Campaign
 from ..odata import BOOLEAN, INTEGER, STRING, read_list_query
+from ..store import Store
 from ..validation import Body, parse_json_object
 from .access import require_account, require_campaign
-
-if TYPE_CHECKING:
-    from ..models import ApiKey
-    from ..state import PlatformState
 
 OBJECT_TYPE = "Campaign"
 # $filter properties: those of the campaign answer (spec 2.3) and IsDefault, which the facts' own example
@@ -74,11 +71,11 @@ def _read_changes(body: Body, *, creating: bool) -> dict[str, Any]:
 
 
 class CampaignService:
-    def __init__(self, state: PlatformState) -> None:
-        self._state = state
+    def __init__(self, store: Store) -> None:
+        self._store = store
 
     def _find(self, key: ApiKey, account_id: int, campaign_id: int) -> Campaign:
-        return require_campaign(self._state, key, account_id, campaign_id)
+        return require_campaign(self._store, key, account_id, campaign_id)
 
     def list(
         self, key: ApiKey, account_id: int, only_mine: bool, options: Mapping[str, str | None]
@@ -87,44 +84,44 @@ class CampaignService:
 
         Accounts have no parents yet, so ``only_mine`` changes nothing.
         """
-        with self._state.lock:
-            require_account(self._state, key, account_id)
+        with self._store.lock:
+            require_account(self._store, key, account_id)
             query = read_list_query(options, FILTER_PROPERTIES, OBJECT_TYPE)
-            live = [c for c in self._state.tables.campaigns.values() if c.account_id == account_id and not c.deleted]
+            live = [c for c in self._store.tables.campaigns.values() if c.account_id == account_id and not c.deleted]
             rows = [{**c.to_api(), "IsDefault": c.is_default} for c in live]
             return [{k: v for k, v in row.items() if k != "IsDefault"} for row in query.apply(rows)]
 
     def get(self, key: ApiKey, account_id: int, campaign_id: int) -> dict[str, Any]:
-        with self._state.lock:
+        with self._store.lock:
             return self._find(key, account_id, campaign_id).to_api()
 
     def create(self, key: ApiKey, account_id: int, raw_body: bytes) -> dict[str, Any]:
-        with self._state.lock:
-            require_account(self._state, key, account_id)
+        with self._store.lock:
+            require_account(self._store, key, account_id)
             changes = _read_changes(parse_json_object(raw_body, OBJECT_TYPE), creating=True)
             campaign = Campaign(
-                id=self._state.next_id("campaign"),
+                id=self._store.next_id("campaign"),
                 account_id=account_id,
-                audit=Audit.new(self._state.now(), key.principal),
+                audit=Audit.new(self._store.now(), key.principal),
                 **changes,
             )
-            self._state.tables.campaigns[campaign.id] = campaign
+            self._store.tables.campaigns[campaign.id] = campaign
             return campaign.to_api()
 
     def update(self, key: ApiKey, account_id: int, campaign_id: int, raw_body: bytes) -> dict[str, Any]:
         """Partial update: only the properties present in the body change."""
-        with self._state.lock:
+        with self._store.lock:
             campaign = self._find(key, account_id, campaign_id)
             body = parse_json_object(raw_body, OBJECT_TYPE)
             for attribute, value in _read_changes(body, creating=False).items():
                 setattr(campaign, attribute, value)
-            campaign.audit.touch(self._state.now(), key.principal)
+            campaign.audit.touch(self._store.now(), key.principal)
             return campaign.to_api()
 
     def delete(self, key: ApiKey, account_id: int, campaign_id: int) -> dict[str, Any]:
         """Soft delete; returns the campaign as deleted (StatusId 2, StatusReason "Deleted")."""
-        with self._state.lock:
+        with self._store.lock:
             campaign = self._find(key, account_id, campaign_id)
             campaign.status_id = STATUS_DELETED
-            campaign.audit.touch(self._state.now(), key.principal)
+            campaign.audit.touch(self._store.now(), key.principal)
             return campaign.to_api()

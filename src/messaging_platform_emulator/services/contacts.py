@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import not_found
-from ..models import ContactBlock, ContactPage
+from ..models import ApiKey, ContactBlock, ContactPage
 from ..odata import INTEGER, STRING, Predicate, read_list_query
-from .access import control_account, require_account
-
-if TYPE_CHECKING:
-    from ..models import ApiKey
-    from ..state import PlatformState
+from ..store import Store
+from .access import require_account
+from .accounts import AccountService
 
 OBJECT_TYPE = "Contact"
 MAX_GENERATED = 1_000_000
@@ -70,12 +68,13 @@ def _matching(blocks: list[ContactBlock], predicate: Predicate, skip: int, limit
 
 
 class ContactService:
-    def __init__(self, state: PlatformState) -> None:
-        self._state = state
+    def __init__(self, store: Store, accounts: AccountService) -> None:
+        self._store = store
+        self._accounts = accounts
 
     def _blocks(self, account_id: int) -> list[ContactBlock]:
         """The account's blocks by id (blocks are made in id order, so the table already is)."""
-        return [b for b in self._state.tables.contact_blocks.values() if b.account_id == account_id]
+        return [b for b in self._store.tables.contact_blocks.values() if b.account_id == account_id]
 
     def list(self, key: ApiKey, account_id: int, options: Mapping[str, str | None]) -> ContactPage:
         """Contacts ordered by Id: those matching ``$filter``, then skip ``$skip``, then at most ``$top``.
@@ -83,8 +82,8 @@ class ContactService:
         The page is rendered while it is sent, and a filter is applied, outside the lock: blocks never change
         once made.
         """
-        with self._state.lock:
-            require_account(self._state, key, account_id)
+        with self._store.lock:
+            require_account(self._store, key, account_id)
             query = read_list_query(options, FILTER_PROPERTIES, OBJECT_TYPE)
             blocks = self._blocks(account_id)
         if query.predicate is None:
@@ -93,8 +92,8 @@ class ContactService:
 
     def get(self, key: ApiKey, account_id: int, contact_id: int) -> dict[str, Any]:
         """One contact of the account (404 ``Contact`` when it has none with that id)."""
-        with self._state.lock:
-            require_account(self._state, key, account_id)
+        with self._store.lock:
+            require_account(self._store, key, account_id)
             found = self.find(account_id, contact_id)
             if found is None:
                 raise not_found(OBJECT_TYPE, contact_id)
@@ -107,20 +106,33 @@ class ContactService:
                 return block.contact(contact_id - block.first_id)
         return None
 
+    def id_with_phone(self, account_id: int, phone: str) -> int | None:
+        """The id of the account's first contact with that phone number, or None. Caller holds the lock."""
+        for block in self._blocks(account_id):
+            found = block.id_with_phone(phone)
+            if found is not None:
+                return found
+        return None
+
+    def first(self, account_id: int) -> dict[str, Any] | None:
+        """The API form of the account's first contact, or None when it has none. Caller holds the lock."""
+        blocks = self._blocks(account_id)
+        return blocks[0].contact(0) if blocks else None
+
     def generate(self, account_id: int, count: int) -> ContactBlock:
         """Add ``count`` generated contacts to an account. Caller holds the lock."""
         ordinal = sum(b.count for b in self._blocks(account_id))
-        first_id = self._state.reserve_ids("contact", count)
-        block = ContactBlock(account_id, first_id, count, ordinal, self._state.now())
-        self._state.tables.contact_blocks[first_id] = block
+        first_id = self._store.reserve_ids("contact", count)
+        block = ContactBlock(account_id, first_id, count, ordinal, self._store.now())
+        self._store.tables.contact_blocks[first_id] = block
         return block
 
     # -- emulator controls ------------------------------------------------------------------------
 
     def add(self, account_id: int | None, count: int) -> dict[str, Any]:
         """Generated contacts for an account (the seeded one by default); AccountNotFound otherwise."""
-        with self._state.lock:
-            account = control_account(self._state, account_id)
+        with self._store.lock:
+            account = self._accounts.control_account(account_id)
             block = self.generate(account.id, count)
             return {
                 "account_id": account.id,

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import not_found
-from ..models import MAX_COUPON_CODE_LENGTH, Audit, ExternalCouponCode, ExternalCouponList
+from ..models import MAX_COUPON_CODE_LENGTH, ApiKey, Audit, ExternalCouponCode, ExternalCouponList
+from ..store import Store
 from ..validation import Body, parse_json_object
-from .access import require_account
-
-if TYPE_CHECKING:
-    from ..models import ApiKey
-    from ..state import PlatformState
+from .access import owned_rows, require_account, require_owned
 
 OBJECT_TYPE = "ExternalCouponList"
 CODE_OBJECT_TYPE = "ExternalCouponCode"
@@ -47,33 +44,29 @@ def read_coupon_list(body: Body, *, creating: bool) -> CouponListInput:
 
 
 class CouponListService:
-    def __init__(self, state: PlatformState) -> None:
-        self._state = state
+    def __init__(self, store: Store) -> None:
+        self._store = store
 
     def _find(self, key: ApiKey, account_id: int, list_id: int) -> ExternalCouponList:
-        require_account(self._state, key, account_id)
-        found = self.find(account_id, list_id)
-        if found is None:
-            raise not_found(OBJECT_TYPE, list_id)
-        return found
+        return require_owned(self._store, key, account_id, self._store.tables.coupon_lists, list_id, OBJECT_TYPE)
 
     def find(self, account_id: int, list_id: int) -> ExternalCouponList | None:
         """The account's list, or None. Caller holds the lock."""
-        found = self._state.tables.coupon_lists.get(list_id)
+        found = self._store.tables.coupon_lists.get(list_id)
         return found if found is not None and found.account_id == account_id else None
 
     def list(self, key: ApiKey, account_id: int) -> Rows:
-        with self._state.lock:
-            require_account(self._state, key, account_id)
-            return [c.to_api() for c in self._state.tables.coupon_lists.values() if c.account_id == account_id]
+        with self._store.lock:
+            lists = owned_rows(self._store, key, account_id, self._store.tables.coupon_lists.values())
+            return [c.to_api() for c in lists]
 
     def get(self, key: ApiKey, account_id: int, list_id: int) -> dict[str, Any]:
-        with self._state.lock:
+        with self._store.lock:
             return self._find(key, account_id, list_id).to_api()
 
     def create(self, key: ApiKey, account_id: int, raw_body: bytes) -> dict[str, Any]:
-        with self._state.lock:
-            require_account(self._state, key, account_id)
+        with self._store.lock:
+            require_account(self._store, key, account_id)
             body = parse_json_object(raw_body, OBJECT_TYPE)
             given = read_coupon_list(body, creating=True)
             body.check()
@@ -81,43 +74,43 @@ class CouponListService:
 
     def update(self, key: ApiKey, account_id: int, list_id: int, raw_body: bytes) -> dict[str, Any]:
         """Change the properties given; CouponCodes given are added (codes already in the list are ignored)."""
-        with self._state.lock:
+        with self._store.lock:
             found = self._find(key, account_id, list_id)
             body = parse_json_object(raw_body, OBJECT_TYPE)
             given = read_coupon_list(body, creating=False)
             body.check()
             for attribute, value in given.changes.items():
                 setattr(found, attribute, value)
-            now = self._state.now()
+            now = self._store.now()
             self._add_codes(found, given.codes)
             found.audit.touch(now, key.principal)
             return found.to_api()
 
     def delete(self, key: ApiKey, account_id: int, list_id: int) -> dict[str, Any]:
         """Hard delete of the list and its codes; returns the list as it was."""
-        with self._state.lock:
+        with self._store.lock:
             found = self._find(key, account_id, list_id)
-            del self._state.tables.coupon_lists[found.id]
+            del self._store.tables.coupon_lists[found.id]
             return found.to_api()
 
     def store(self, account_id: int, given: CouponListInput, principal: str) -> ExternalCouponList:
-        """Create a validated list (also used for a list defined inline in a coupon definition)."""
+        """Create a validated list (also used for a list defined inline in a campaign's coupon)."""
         created = ExternalCouponList(
-            id=self._state.next_id("coupon_list"),
+            id=self._store.next_id("coupon_list"),
             account_id=account_id,
-            audit=Audit.new(self._state.now(), principal),
+            audit=Audit.new(self._store.now(), principal),
             **given.changes,
         )
         self._add_codes(created, given.codes)
-        self._state.tables.coupon_lists[created.id] = created
+        self._store.tables.coupon_lists[created.id] = created
         return created
 
     def _add_codes(self, target: ExternalCouponList, codes: Iterable[str]) -> None:
-        now = self._state.now()
+        now = self._store.now()
         for code in codes:
             if code not in target.codes:
                 target.codes[code] = ExternalCouponCode(
-                    self._state.next_id("coupon_code"), target.account_id, target.id, code, now
+                    self._store.next_id("coupon_code"), target.account_id, target.id, code, now
                 )
 
     # -- codes ------------------------------------------------------------------------------------
@@ -129,16 +122,16 @@ class CouponListService:
         return found
 
     def list_codes(self, key: ApiKey, account_id: int, list_id: int) -> Rows:
-        with self._state.lock:
+        with self._store.lock:
             return [c.to_api() for c in self._find(key, account_id, list_id).codes.values()]
 
     def get_code(self, key: ApiKey, account_id: int, list_id: int, coupon_code: str) -> dict[str, Any]:
-        with self._state.lock:
+        with self._store.lock:
             return self._find_code(key, account_id, list_id, coupon_code).to_api()
 
     def delete_code(self, key: ApiKey, account_id: int, list_id: int, coupon_code: str) -> dict[str, Any]:
         """Remove one code from its list; returns it as it was."""
-        with self._state.lock:
+        with self._store.lock:
             found = self._find_code(key, account_id, list_id, coupon_code)
-            del self._state.tables.coupon_lists[list_id].codes[coupon_code]
+            del self._store.tables.coupon_lists[list_id].codes[coupon_code]
             return found.to_api()

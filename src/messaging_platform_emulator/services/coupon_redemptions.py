@@ -14,7 +14,7 @@ rolling-days fields are stored but not simulated.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import PROPERTY_INVALID_VALUE, ErrorDetail, PlatformError, not_found
 from ..models import (
@@ -25,16 +25,16 @@ from ..models import (
     COUPON_NOT_STARTED,
     COUPON_REDEEMED,
     COUPON_STATIC,
-    CouponDefinition,
+    ApiKey,
+    CampaignCoupon,
     Redemption,
     optional_timestamp,
 )
+from ..store import Store
 from ..validation import parse_json_string
 from .access import find_campaign, require_account, require_campaign
-
-if TYPE_CHECKING:
-    from ..models import ApiKey
-    from ..state import PlatformState
+from .contacts import ContactService
+from .coupon_lists import CouponListService
 
 OBJECT_TYPE = "CouponRedemption"
 DEFINITION_OBJECT_TYPE = "CouponDefinition"
@@ -44,20 +44,22 @@ CONTACT_PARAMETER = "contactId"
 
 
 class CouponRedemptionService:
-    def __init__(self, state: PlatformState) -> None:
-        self._state = state
+    def __init__(self, store: Store, contacts: ContactService, coupon_lists: CouponListService) -> None:
+        self._store = store
+        self._contacts = contacts
+        self._coupon_lists = coupon_lists
 
     def details(self, key: ApiKey, account_id: int, campaign_id: int) -> dict[str, Any]:
         """The campaign's redemption counts; 404 ``CouponDefinition`` when it has no definition."""
-        with self._state.lock:
-            campaign = require_campaign(self._state, key, account_id, campaign_id)
-            if campaign.id not in self._state.tables.coupon_definitions:
+        with self._store.lock:
+            campaign = require_campaign(self._store, key, account_id, campaign_id)
+            if campaign.id not in self._store.tables.campaign_coupons:
                 raise not_found(DEFINITION_OBJECT_TYPE, campaign_id)
             counts = dict.fromkeys(
                 (COUPON_REDEEMED, COUPON_NOT_STARTED, COUPON_EXPIRED, COUPON_LIMIT_REACHED, COUPON_NOT_FOUND), 0
             )
             successful: list[datetime] = []
-            for record in self._state.tables.redemptions:
+            for record in self._store.tables.redemptions:
                 if record.campaign_id == campaign.id:
                     counts[record.status] += 1
                     if record.status == COUPON_REDEEMED:
@@ -76,18 +78,18 @@ class CouponRedemptionService:
 
     def redeem(self, key: ApiKey, account_id: int, raw_body: bytes, contact_text: str | None) -> dict[str, Any]:
         """Redeem the code in the body (a bare JSON string); answers the recorded redemption."""
-        with self._state.lock:
-            require_account(self._state, key, account_id)
+        with self._store.lock:
+            require_account(self._store, key, account_id)
             code = parse_json_string(raw_body, OBJECT_TYPE, CODE_NAME)
             contact_id = self._contact(account_id, contact_text)
-            now = self._state.now()
-            definition = self._match(account_id, code)
-            if definition is None:
+            now = self._store.now()
+            coupon = self._match(account_id, code)
+            if coupon is None:
                 record = Redemption(account_id, None, contact_id, code, COUPON_NOT_FOUND, now)
             else:
-                status = self._status(definition, contact_id, now)
-                record = Redemption(account_id, definition.campaign_id, contact_id, code, status, now)
-            self._state.tables.redemptions.append(record)
+                status = self._status(coupon, contact_id, now)
+                record = Redemption(account_id, coupon.campaign_id, contact_id, code, status, now)
+            self._store.tables.redemptions.append(record)
             return record.to_api()
 
     def _contact(self, account_id: int, text: str | None) -> int | None:
@@ -97,28 +99,28 @@ class CouponRedemptionService:
             message = f"{CONTACT_PARAMETER} must be a contact id (a whole number); got {text!r}."
             raise PlatformError(400, [ErrorDetail(PROPERTY_INVALID_VALUE, message, OBJECT_TYPE, CONTACT_PARAMETER)])
         contact_id = int(text)
-        if self._state.contacts.find(account_id, contact_id) is None:
+        if self._contacts.find(account_id, contact_id) is None:
             raise not_found(CONTACT_OBJECT_TYPE, contact_id)
         return contact_id
 
-    def _match(self, account_id: int, code: str) -> CouponDefinition | None:
-        """The definition the code belongs to, lowest campaign id first, or None."""
-        tables = self._state.tables
-        for campaign_id in sorted(tables.coupon_definitions):
-            definition = tables.coupon_definitions[campaign_id]
-            if definition.account_id != account_id or find_campaign(self._state, account_id, campaign_id) is None:
+    def _match(self, account_id: int, code: str) -> CampaignCoupon | None:
+        """The campaign coupon the code belongs to, lowest campaign id first, or None."""
+        coupons = self._store.tables.campaign_coupons
+        for campaign_id in sorted(coupons):
+            coupon = coupons[campaign_id]
+            if coupon.account_id != account_id or find_campaign(self._store, account_id, campaign_id) is None:
                 continue
-            fields = definition.fields
+            fields = coupon.fields
             if fields.coupon_type_id == COUPON_STATIC and fields.static_code and fields.static_code == code:
-                return definition
+                return coupon
             if fields.coupon_type_id == COUPON_EXTERNAL and fields.external_list_id is not None:
-                linked = self._state.coupon_lists.find(account_id, fields.external_list_id)
+                linked = self._coupon_lists.find(account_id, fields.external_list_id)
                 if linked is not None and code in linked.codes:
-                    return definition
+                    return coupon
         return None
 
-    def _status(self, definition: CouponDefinition, contact_id: int | None, now: datetime) -> int:
-        fields = definition.fields
+    def _status(self, coupon: CampaignCoupon, contact_id: int | None, now: datetime) -> int:
+        fields = coupon.fields
         if fields.valid_from is not None and now < fields.valid_from:
             return COUPON_NOT_STARTED
         if fields.valid_to is not None and now >= fields.valid_to:
@@ -126,8 +128,8 @@ class CouponRedemptionService:
         if contact_id is not None and fields.max_uses:
             used = sum(
                 1
-                for r in self._state.tables.redemptions
-                if (r.campaign_id, r.contact_id, r.status) == (definition.campaign_id, contact_id, COUPON_REDEEMED)
+                for r in self._store.tables.redemptions
+                if (r.campaign_id, r.contact_id, r.status) == (coupon.campaign_id, contact_id, COUPON_REDEEMED)
             )
             if used >= fields.max_uses:
                 return COUPON_LIMIT_REACHED

@@ -10,16 +10,13 @@ nothing, a null property the emulator does not hold changes nothing, and ``1`` i
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import not_found
-from ..models import OPERATORS, ContactList, FilterGroup
+from ..models import OPERATORS, ApiKey, ContactList, FilterGroup
+from ..store import Store
 from ..validation import parse_json_object
-from .access import require_account
-
-if TYPE_CHECKING:
-    from ..models import ApiKey
-    from ..state import PlatformState
+from .access import require_owned
 
 OBJECT_TYPE = "FilterGroup"
 LIST_OBJECT_TYPE = "ContactList"
@@ -74,39 +71,36 @@ def _list_difference(given: Any, stored: list[Any], path: str) -> str | None:
 
 
 class FilterGroupService:
-    def __init__(self, state: PlatformState) -> None:
-        self._state = state
+    def __init__(self, store: Store) -> None:
+        self._store = store
 
     def _list(self, key: ApiKey, account_id: int, contact_list_id: int) -> ContactList:
-        require_account(self._state, key, account_id)
-        found = self._state.tables.contact_lists.get(contact_list_id)
-        if found is None or found.account_id != account_id:
-            raise not_found(LIST_OBJECT_TYPE, contact_list_id)
-        return found
+        lists = self._store.tables.contact_lists
+        return require_owned(self._store, key, account_id, lists, contact_list_id, LIST_OBJECT_TYPE)
 
     def _find(self, key: ApiKey, account_id: int, contact_list_id: int, group_id: int) -> FilterGroup:
         self._list(key, account_id, contact_list_id)
-        group = self._state.tables.filter_groups.get(group_id)
+        group = self._store.tables.filter_groups.get(group_id)
         if group is None or group.contact_list_id != contact_list_id:
             raise not_found(OBJECT_TYPE, group_id)
         return group
 
     def list(self, key: ApiKey, account_id: int, contact_list_id: int) -> list[dict[str, Any]]:
         """Every group of the list, flat and by id (each still carrying its own subgroups and filters)."""
-        with self._state.lock:
+        with self._store.lock:
             self._list(key, account_id, contact_list_id)
-            groups = (g for g in self._state.tables.filter_groups.values() if g.contact_list_id == contact_list_id)
+            groups = (g for g in self._store.tables.filter_groups.values() if g.contact_list_id == contact_list_id)
             return [g.to_api() for g in sorted(groups, key=lambda g: g.id)]
 
     def get(self, key: ApiKey, account_id: int, contact_list_id: int, group_id: int) -> dict[str, Any]:
-        with self._state.lock:
+        with self._store.lock:
             return self._find(key, account_id, contact_list_id, group_id).to_api()
 
     def update(
         self, key: ApiKey, account_id: int, contact_list_id: int, group_id: int, raw_body: bytes
     ) -> dict[str, Any]:
         """Change the group's Operator; Groups or Filters that would change the stored ones are refused (400)."""
-        with self._state.lock:
+        with self._store.lock:
             group = self._find(key, account_id, contact_list_id, group_id)
             body = parse_json_object(raw_body, OBJECT_TYPE)
             stored = group.to_api()

@@ -2,84 +2,79 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..errors import not_found
-from ..models import Audit, Channel, Keyword
+from ..errors import ControlConflict, ControlNotFound, not_found
+from ..models import SYSTEM_PRINCIPAL, ApiKey, Audit, Channel, Keyword
+from ..store import Store
 from ..validation import parse_json_integer
 from .access import require_account, require_campaign
-
-if TYPE_CHECKING:
-    from ..models import ApiKey
-    from ..state import PlatformState
 
 OBJECT_TYPE = "Keyword"
 CHANNEL_OBJECT_TYPE = "Channel"
 
 
-class ChannelNotFound(LookupError):
-    """No channel with that id (control endpoints turn this into 404)."""
+class ChannelNotFound(ControlNotFound):
+    """No channel with that id."""
 
 
-class KeywordTaken(ValueError):
-    """The channel already has a keyword of that name (control endpoints turn this into 409)."""
+class KeywordTaken(ControlConflict):
+    """The channel already has a keyword of that name."""
 
 
 class KeywordService:
-    def __init__(self, state: PlatformState) -> None:
-        self._state = state
+    def __init__(self, store: Store) -> None:
+        self._store = store
 
     def _channel(self, key: ApiKey, account_id: int, channel: str) -> Channel:
-        require_account(self._state, key, account_id)
-        for found in self._state.tables.channels.values():
+        require_account(self._store, key, account_id)
+        for found in self._store.tables.channels.values():
             if found.account_id == account_id and channel in (str(found.id), found.code):
                 return found
         raise not_found(CHANNEL_OBJECT_TYPE, channel)
 
     def _find(self, key: ApiKey, account_id: int, channel: str, keyword: str) -> Keyword:
         on = self._channel(key, account_id, channel)
-        for found in self._state.tables.keywords.values():
+        for found in self._store.tables.keywords.values():
             if found.channel_id == on.id and (keyword == str(found.id) or keyword.upper() == found.name.upper()):
                 return found
         raise not_found(OBJECT_TYPE, keyword)
 
     def get(self, key: ApiKey, account_id: int, channel: str, keyword: str) -> dict[str, Any]:
-        with self._state.lock:
+        with self._store.lock:
             return self._find(key, account_id, channel, keyword).to_api()
 
     def attach_campaign(
         self, key: ApiKey, account_id: int, channel: str, keyword: str, raw_body: bytes
     ) -> dict[str, Any]:
         """Body: the campaign id as a bare JSON integer. Answers the keyword with its CampaignId set."""
-        with self._state.lock:
+        with self._store.lock:
             found = self._find(key, account_id, channel, keyword)
             campaign_id = parse_json_integer(raw_body, OBJECT_TYPE, "CampaignId")
-            campaign = require_campaign(self._state, key, account_id, campaign_id)
+            campaign = require_campaign(self._store, key, account_id, campaign_id)
             found.campaign_id = campaign.id
-            found.audit.touch(self._state.now(), key.principal)
+            found.audit.touch(self._store.now(), key.principal)
             return found.to_api()
 
     # -- emulator controls and seeding ------------------------------------------------------------
 
-    def add(self, name: str, channel_id: int, *, callback_required: bool, principal: str) -> Keyword:
+    def add(self, name: str, channel_id: int, *, callback_required: bool) -> Keyword:
         """Reserve a keyword on a channel for the channel's account (ChannelNotFound, KeywordTaken)."""
-        with self._state.lock:
-            channel = self._state.tables.channels.get(channel_id)
+        with self._store.lock:
+            channel = self._store.tables.channels.get(channel_id)
             if channel is None:
                 raise ChannelNotFound(f"channel {channel_id} does not exist")
-            if any(k.channel_id == channel_id and k.name.upper() == name.upper() for k in self._keywords()):
+            keywords = self._store.tables.keywords.values()
+            if any(k.channel_id == channel_id and k.name.upper() == name.upper() for k in keywords):
                 raise KeywordTaken(f"channel {channel_id} already has keyword {name!r}")
             created = Keyword(
-                id=self._state.next_id("keyword"),
+                id=self._store.next_id("keyword"),
                 account_id=channel.account_id,
                 channel_id=channel.id,
                 channel_code=channel.code,
                 name=name,
-                audit=Audit.new(self._state.now(), principal),
+                audit=Audit.new(self._store.now(), SYSTEM_PRINCIPAL),
                 callback_required=callback_required,
             )
-            self._state.tables.keywords[created.id] = created
+            self._store.tables.keywords[created.id] = created
             return created
-
-    def _keywords(self) -> list[Keyword]:
-        return list(self._state.tables.keywords.values())

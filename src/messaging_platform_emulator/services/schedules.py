@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..errors import not_found
+from ..errors import ControlConflict, ControlNotFound, not_found
 from ..lifecycle import TERMINAL, Behaviour, Outcome, RunPlan
 from ..models import (
     NOT_APPLICABLE,
@@ -15,16 +15,14 @@ from ..models import (
     SCHEDULE_ONE_TIME,
     SCHEDULE_TYPES,
     SCHEDULE_WEEKLY,
+    ApiKey,
     Audit,
     Schedule,
     ScheduleFields,
 )
+from ..store import Store
 from ..validation import Body, parse_json_object
 from .access import require_action
-
-if TYPE_CHECKING:
-    from ..models import ApiKey
-    from ..state import PlatformState
 
 OBJECT_TYPE = "ActionSchedule"
 WEEK_DAYS = ("SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT")
@@ -32,11 +30,11 @@ _RUN_AT = re.compile(r"^([01]\d|2[0-3]):[0-5]\d:[0-5]\d$")
 _ALLOWED_TYPES = ", ".join(f"{number} ({name})" for number, name in SCHEDULE_TYPES.items())
 
 
-class ScheduleNotFound(LookupError):
-    """No schedule with that id (control endpoints turn this into 404)."""
+class ScheduleNotFound(ControlNotFound):
+    """No schedule with that id."""
 
 
-class ScheduleFinished(RuntimeError):
+class ScheduleFinished(ControlConflict):
     """The schedule's run already ended, so it cannot be aborted."""
 
 
@@ -95,58 +93,62 @@ def collect_schedule_fields(body: Body) -> ScheduleFields | None:
 
 
 class ScheduleService:
-    def __init__(self, state: PlatformState) -> None:
-        self._state = state
+    """Schedules, and the run behaviour given to those created from now on (a control setting, reset with the
+    emulator)."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._default_behaviour = Behaviour()
 
     def _find(self, key: ApiKey, account_id: int, action_id: int, schedule_id: int) -> Schedule:
-        require_action(self._state, key, account_id, action_id)
-        schedule = self._state.tables.schedules.get(schedule_id)
+        require_action(self._store, key, account_id, action_id)
+        schedule = self._store.tables.schedules.get(schedule_id)
         if schedule is None or schedule.action_id != action_id or schedule.account_id != account_id:
             raise not_found(OBJECT_TYPE, schedule_id)
         return schedule
 
     def list(self, key: ApiKey, account_id: int, action_id: int) -> list[dict[str, Any]]:
-        with self._state.lock:
-            require_action(self._state, key, account_id, action_id)
-            now = self._state.now()
+        with self._store.lock:
+            require_action(self._store, key, account_id, action_id)
+            now = self._store.now()
             return [
                 s.to_api(now)
-                for s in self._state.tables.schedules.values()
+                for s in self._store.tables.schedules.values()
                 if s.action_id == action_id and s.account_id == account_id
             ]
 
     def get(self, key: ApiKey, account_id: int, action_id: int, schedule_id: int) -> dict[str, Any]:
-        with self._state.lock:
-            return self._find(key, account_id, action_id, schedule_id).to_api(self._state.now())
+        with self._store.lock:
+            return self._find(key, account_id, action_id, schedule_id).to_api(self._store.now())
 
     def create(self, key: ApiKey, account_id: int, action_id: int, raw_body: bytes) -> dict[str, Any]:
-        with self._state.lock:
-            require_action(self._state, key, account_id, action_id)
+        with self._store.lock:
+            require_action(self._store, key, account_id, action_id)
             fields = read_schedule_fields(parse_json_object(raw_body, OBJECT_TYPE))
-            return self.add(account_id, action_id, fields, key.principal).to_api(self._state.now())
+            return self.add(account_id, action_id, fields, key.principal).to_api(self._store.now())
 
     # -- used by the typed action services (caller holds the lock) ------------------------------
 
     def add(self, account_id: int, action_id: int, fields: ScheduleFields, principal: str) -> Schedule:
         """Store a validated schedule on an action; its run plan starts now."""
-        now = self._state.now()
+        now = self._store.now()
         schedule = Schedule(
-            id=self._state.next_id("schedule"),
+            id=self._store.next_id("schedule"),
             account_id=account_id,
             action_id=action_id,
             fields=fields,
             audit=Audit.new(now, principal),
-            plan=RunPlan(now, self._state.default_behaviour, one_time=fields.schedule_type_id == SCHEDULE_ONE_TIME),
+            plan=RunPlan(now, self._default_behaviour, one_time=fields.schedule_type_id == SCHEDULE_ONE_TIME),
         )
-        self._state.tables.schedules[schedule.id] = schedule
+        self._store.tables.schedules[schedule.id] = schedule
         return schedule
 
     def of_action(self, action_id: int) -> Sequence[Schedule]:
-        return [s for s in self._state.tables.schedules.values() if s.action_id == action_id]
+        return [s for s in self._store.tables.schedules.values() if s.action_id == action_id]
 
     def abort_all(self, action_id: int, principal: str) -> None:
         """Abort every schedule of the action whose run has not ended yet."""
-        now = self._state.now()
+        now = self._store.now()
         for schedule in self.of_action(action_id):
             if schedule.plan.status(now) not in TERMINAL:
                 schedule.plan.aborted_at = now
@@ -154,10 +156,10 @@ class ScheduleService:
 
     def update(self, key: ApiKey, account_id: int, action_id: int, schedule_id: int, raw_body: bytes) -> dict[str, Any]:
         """Replace the client fields. The run plan is kept; a schedule that becomes one-time starts a new one."""
-        with self._state.lock:
+        with self._store.lock:
             schedule = self._find(key, account_id, action_id, schedule_id)
             fields = read_schedule_fields(parse_json_object(raw_body, OBJECT_TYPE))
-            now = self._state.now()
+            now = self._store.now()
             one_time = fields.schedule_type_id == SCHEDULE_ONE_TIME
             if one_time and not schedule.plan.one_time:
                 schedule.plan = RunPlan(now, schedule.plan.behaviour, one_time=True)
@@ -168,12 +170,20 @@ class ScheduleService:
 
     def delete(self, key: ApiKey, account_id: int, action_id: int, schedule_id: int) -> dict[str, Any]:
         """Remove the schedule; returns it as it was."""
-        with self._state.lock:
+        with self._store.lock:
             schedule = self._find(key, account_id, action_id, schedule_id)
-            del self._state.tables.schedules[schedule.id]
-            return schedule.to_api(self._state.now())
+            del self._store.tables.schedules[schedule.id]
+            return schedule.to_api(self._store.now())
 
     # -- emulator controls ------------------------------------------------------------------------
+
+    @property
+    def default_behaviour(self) -> Behaviour:
+        """Behaviour of schedules created from now on."""
+        return self._default_behaviour
+
+    def reset_default_behaviour(self) -> None:
+        self._default_behaviour = Behaviour()
 
     def set_default_behaviour(
         self,
@@ -182,11 +192,9 @@ class ScheduleService:
         outcome: Outcome | None = None,
     ) -> Behaviour:
         """Behaviour of schedules created from now on; omitted values stay as they are."""
-        with self._state.lock:
-            self._state.default_behaviour = _merge(
-                self._state.default_behaviour, pending_seconds, processing_seconds, outcome
-            )
-            return self._state.default_behaviour
+        with self._store.lock:
+            self._default_behaviour = _merge(self._default_behaviour, pending_seconds, processing_seconds, outcome)
+            return self._default_behaviour
 
     def set_behaviour(
         self,
@@ -196,18 +204,18 @@ class ScheduleService:
         outcome: Outcome | None = None,
     ) -> dict[str, Any]:
         """Restart one schedule's run plan from now with the given behaviour (omitted: keep its own)."""
-        with self._state.lock:
+        with self._store.lock:
             schedule = self._control_find(schedule_id)
             behaviour = _merge(schedule.plan.behaviour, pending_seconds, processing_seconds, outcome)
-            now = self._state.now()
+            now = self._store.now()
             schedule.plan = RunPlan(now, behaviour, one_time=schedule.plan.one_time)
             return schedule.to_api(now)
 
     def abort(self, schedule_id: int) -> dict[str, Any]:
         """Abort a schedule now; ScheduleFinished when its run already ended."""
-        with self._state.lock:
+        with self._store.lock:
             schedule = self._control_find(schedule_id)
-            now = self._state.now()
+            now = self._store.now()
             status = schedule.plan.status(now)
             if status in TERMINAL:
                 raise ScheduleFinished(f"schedule {schedule_id} already ended with {status}")
@@ -215,7 +223,7 @@ class ScheduleService:
             return schedule.to_api(now)
 
     def _control_find(self, schedule_id: int) -> Schedule:
-        schedule = self._state.tables.schedules.get(schedule_id)
+        schedule = self._store.tables.schedules.get(schedule_id)
         if schedule is None:
             raise ScheduleNotFound(f"schedule {schedule_id} does not exist")
         return schedule

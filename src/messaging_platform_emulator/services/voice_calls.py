@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
-from ..errors import not_found
-from ..models import ACTION_TYPE_PUSH_VOICE_CALL, STATUS_DELETED, Action, Audit, VoiceCall, VoiceCallFields
+from ..models import (
+    ACTION_TYPE_PUSH_VOICE_CALL,
+    STATUS_DELETED,
+    Action,
+    ApiKey,
+    Audit,
+    ScheduleFields,
+    VoiceCall,
+    VoiceCallFields,
+)
+from ..store import Store
 from ..validation import Body, parse_json_object
-from .access import find_campaign, require_account
+from .access import find_campaign, owned_rows, require_account, require_owned
 from .schedules import OBJECT_TYPE as SCHEDULE_OBJECT_TYPE
-from .schedules import collect_schedule_fields
-
-if TYPE_CHECKING:
-    from ..models import ApiKey, ScheduleFields
-    from ..state import PlatformState
+from .schedules import ScheduleService, collect_schedule_fields
 
 OBJECT_TYPE = "ActionPushVoiceCall"
 NOT_FOUND_TYPE = "Action"
@@ -35,7 +40,7 @@ def _given(body: Body, name: str) -> bool:
     return bool(value.strip()) if isinstance(value, str) else value not in (None, [])
 
 
-def read_voice_call(body: Body, state: PlatformState, account_id: int) -> VoiceCallFields | None:
+def read_voice_call(body: Body, store: Store, account_id: int) -> VoiceCallFields | None:
     """The voice call fields of a create body; problems collected in ``body``."""
     channels = body.string_list(
         "Channels", required=True, accept=_phone_or_id, rule="a long code such as +15125550100 or a channel id"
@@ -59,7 +64,7 @@ def read_voice_call(body: Body, state: PlatformState, account_id: int) -> VoiceC
         body.missing("Message", "One of Message (text to speak) or AudioUrl (an .mp3 or .wav file) is required.")
 
     campaign_id = body.integer("CampaignId")
-    if campaign_id is not None and find_campaign(state, account_id, campaign_id) is None:
+    if campaign_id is not None and find_campaign(store, account_id, campaign_id) is None:
         body.invalid("CampaignId", f"Campaign {campaign_id} was not found.")
     execute = body.boolean("Execute")
     if channels is None:
@@ -88,58 +93,56 @@ def read_schedules(body: Body) -> list[ScheduleFields]:
 
 
 class VoiceCallService:
-    def __init__(self, state: PlatformState) -> None:
-        self._state = state
+    def __init__(self, store: Store, schedules: ScheduleService) -> None:
+        self._store = store
+        self._schedules = schedules
 
     def _find(self, key: ApiKey, account_id: int, action_id: int) -> VoiceCall:
-        require_account(self._state, key, account_id)
-        found = self._state.tables.voice_calls.get(action_id)
-        if found is None or found.action.account_id != account_id or found.action.deleted:
-            raise not_found(NOT_FOUND_TYPE, action_id)
-        return found
+        calls = self._store.tables.voice_calls
+        return require_owned(self._store, key, account_id, calls, action_id, NOT_FOUND_TYPE, _deleted)
 
     def _render(self, call: VoiceCall) -> dict[str, Any]:
-        now = self._state.now()
-        return call.to_api([s.to_api(now) for s in self._state.schedules.of_action(call.action.id)])
+        now = self._store.now()
+        return call.to_api([s.to_api(now) for s in self._schedules.of_action(call.action.id)])
 
     def list(self, key: ApiKey, account_id: int) -> list[dict[str, Any]]:
-        with self._state.lock:
-            require_account(self._state, key, account_id)
-            return [
-                self._render(c)
-                for c in self._state.tables.voice_calls.values()
-                if c.action.account_id == account_id and not c.action.deleted
-            ]
+        with self._store.lock:
+            calls = owned_rows(self._store, key, account_id, self._store.tables.voice_calls.values())
+            return [self._render(c) for c in calls if not c.deleted]
 
     def get(self, key: ApiKey, account_id: int, action_id: int) -> dict[str, Any]:
-        with self._state.lock:
+        with self._store.lock:
             return self._render(self._find(key, account_id, action_id))
 
     def create(self, key: ApiKey, account_id: int, raw_body: bytes) -> dict[str, Any]:
         """A new action (id from the action counter) with its inline schedules."""
-        with self._state.lock:
-            require_account(self._state, key, account_id)
+        with self._store.lock:
+            require_account(self._store, key, account_id)
             body = parse_json_object(raw_body, OBJECT_TYPE)
-            fields = read_voice_call(body, self._state, account_id)
+            fields = read_voice_call(body, self._store, account_id)
             schedules = read_schedules(body)
             body.check()
             assert fields is not None
-            now = self._state.now()
+            now = self._store.now()
             action = Action(
-                self._state.next_id("action"), account_id, ACTION_TYPE_PUSH_VOICE_CALL, Audit.new(now, key.principal)
+                self._store.next_id("action"), account_id, ACTION_TYPE_PUSH_VOICE_CALL, Audit.new(now, key.principal)
             )
-            self._state.tables.actions[action.id] = action
+            self._store.tables.actions[action.id] = action
             call = VoiceCall(action, fields)
-            self._state.tables.voice_calls[action.id] = call
+            self._store.tables.voice_calls[action.id] = call
             for schedule in schedules:
-                self._state.schedules.add(account_id, action.id, schedule, key.principal)
+                self._schedules.add(account_id, action.id, schedule, key.principal)
             return self._render(call)
 
     def delete(self, key: ApiKey, account_id: int, action_id: int) -> dict[str, Any]:
         """Stop the action: schedules not yet ended become Aborted, the action StatusId 2 (then gone)."""
-        with self._state.lock:
+        with self._store.lock:
             call = self._find(key, account_id, action_id)
-            self._state.schedules.abort_all(action_id, key.principal)
+            self._schedules.abort_all(action_id, key.principal)
             call.action.status_id = STATUS_DELETED
-            call.action.audit.touch(self._state.now(), key.principal)
+            call.action.audit.touch(self._store.now(), key.principal)
             return self._render(call)
+
+
+def _deleted(call: VoiceCall) -> bool:
+    return call.deleted

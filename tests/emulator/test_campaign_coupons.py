@@ -1,4 +1,5 @@
-"""Coupon definition of a coupon campaign: PUT (create or replace), POST (create) and GET."""
+"""A campaign's coupon (the platform's coupon definition of a coupon campaign): PUT (create or replace), POST
+(create) and GET."""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Coupon definition rules: one definition per coupon campaign (CampaignTypeId 4).
+"""Campaign coupon rules: the coupon definition of a coupon campaign (CampaignTypeId 4), one per campaign.
+
+The platform calls it a coupon definition (``ObjectType`` ``CouponDefinition`` in its errors); the provider's
+operations, and so the code here, call it the campaign's coupon (``get_campaign_coupon`` …).
 
 POST creates it (400 PropertyAlreadyInUse when the campaign has one), PUT creates or replaces it (spec 4.4:
 the PUT "defines" it), GET reads it. Body (spec 2.4, facts §8.2): CouponTypeId (number, required),
@@ -8,7 +11,7 @@ optional fields typed as spec 2.4 gives them, and Name and Description (facts §
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import PROPERTY_ALREADY_IN_USE, PROPERTY_INVALID_VALUE, PROPERTY_REQUIRED, ErrorDetail, not_found
 from ..models import (
@@ -17,47 +20,50 @@ from ..models import (
     COUPON_TYPES,
     DEFAULT_MAX_USES,
     VALID_DATE_TYPES,
+    ApiKey,
     Audit,
     Campaign,
-    CouponDefinition,
+    CampaignCoupon,
     CouponFields,
 )
+from ..store import Store
 from ..validation import Body, parse_json_object
 from .access import require_campaign
-from .coupon_lists import CouponListInput, read_coupon_list
-
-if TYPE_CHECKING:
-    from ..models import ApiKey
-    from ..state import PlatformState
+from .coupon_lists import CouponListInput, CouponListService, read_coupon_list
 
 OBJECT_TYPE = "CouponDefinition"
 
 
-class CouponDefinitionService:
-    def __init__(self, state: PlatformState) -> None:
-        self._state = state
+class CampaignCouponService:
+    def __init__(self, store: Store, coupon_lists: CouponListService) -> None:
+        self._store = store
+        self._coupon_lists = coupon_lists
 
     def get(self, key: ApiKey, account_id: int, campaign_id: int) -> dict[str, Any]:
-        with self._state.lock:
-            campaign = require_campaign(self._state, key, account_id, campaign_id)
-            definition = self._state.tables.coupon_definitions.get(campaign.id)
-            if definition is None:
+        with self._store.lock:
+            campaign = require_campaign(self._store, key, account_id, campaign_id)
+            coupon = self._store.tables.campaign_coupons.get(campaign.id)
+            if coupon is None:
                 raise not_found(OBJECT_TYPE, campaign_id)
-            return self._render(definition)
+            return self._render(coupon)
 
     def create(self, key: ApiKey, account_id: int, campaign_id: int, raw_body: bytes) -> dict[str, Any]:
         """POST: define the campaign's coupon; 400 PropertyAlreadyInUse (CampaignId) when it already has one."""
-        return self.put(key, account_id, campaign_id, raw_body, creating=True)
+        return self._define(key, account_id, campaign_id, raw_body, creating=True)
 
-    def put(
-        self, key: ApiKey, account_id: int, campaign_id: int, raw_body: bytes, *, creating: bool = False
+    def update(self, key: ApiKey, account_id: int, campaign_id: int, raw_body: bytes) -> dict[str, Any]:
+        """PUT: create or replace the campaign's coupon (spec 4.4: the PUT "defines" it)."""
+        return self._define(key, account_id, campaign_id, raw_body, creating=False)
+
+    def _define(
+        self, key: ApiKey, account_id: int, campaign_id: int, raw_body: bytes, *, creating: bool
     ) -> dict[str, Any]:
-        """Create or replace the campaign's definition; an inline ExternalCouponList is created and linked."""
-        with self._state.lock:
-            campaign = require_campaign(self._state, key, account_id, campaign_id)
+        """Store the campaign's coupon; an inline ExternalCouponList is created and linked."""
+        with self._store.lock:
+            campaign = require_campaign(self._store, key, account_id, campaign_id)
             body = parse_json_object(raw_body, OBJECT_TYPE)
             fields, inline_list = self._read(body, campaign)
-            if creating and campaign.id in self._state.tables.coupon_definitions:
+            if creating and campaign.id in self._store.tables.campaign_coupons:
                 message = (
                     f"Campaign {campaign.id} already has a coupon definition; change it with PUT "
                     f"/account/{account_id}/campaign/{campaign.id}/coupon."
@@ -66,19 +72,19 @@ class CouponDefinitionService:
             body.check()
             assert fields is not None
             if inline_list is not None:
-                fields.external_list_id = self._state.coupon_lists.store(account_id, inline_list, key.principal).id
-            now = self._state.now()
-            previous = self._state.tables.coupon_definitions.get(campaign.id)
+                fields.external_list_id = self._coupon_lists.store(account_id, inline_list, key.principal).id
+            now = self._store.now()
+            previous = self._store.tables.campaign_coupons.get(campaign.id)
             audit = previous.audit if previous is not None else Audit.new(now, key.principal)
             audit.touch(now, key.principal)
-            definition = CouponDefinition(campaign.id, account_id, fields, audit)
-            self._state.tables.coupon_definitions[campaign.id] = definition
-            return self._render(definition)
+            coupon = CampaignCoupon(campaign.id, account_id, fields, audit)
+            self._store.tables.campaign_coupons[campaign.id] = coupon
+            return self._render(coupon)
 
-    def _render(self, definition: CouponDefinition) -> dict[str, Any]:
-        list_id = definition.fields.external_list_id
-        linked = None if list_id is None else self._state.coupon_lists.find(definition.account_id, list_id)
-        return definition.to_api(None if linked is None else linked.to_api())
+    def _render(self, coupon: CampaignCoupon) -> dict[str, Any]:
+        list_id = coupon.fields.external_list_id
+        linked = None if list_id is None else self._coupon_lists.find(coupon.account_id, list_id)
+        return coupon.to_api(None if linked is None else linked.to_api())
 
     def _read(self, body: Body, campaign: Campaign) -> tuple[CouponFields | None, CouponListInput | None]:
         """Every field of a PUT body, problems collected in ``body``."""
@@ -132,7 +138,7 @@ class CouponDefinitionService:
         Both are optional (spec 2.4), also for an External coupon, which then has no codes to redeem.
         """
         list_id = body.integer("ExternalListId")
-        if list_id is not None and self._state.coupon_lists.find(account_id, list_id) is None:
+        if list_id is not None and self._coupon_lists.find(account_id, list_id) is None:
             body.invalid("ExternalListId", f"ExternalListId {list_id} is not an external coupon list of the account.")
         nested = body.nested("ExternalCouponList", "ExternalCouponList")
         inline_list = None if nested is None else read_coupon_list(nested, creating=True)
