@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from airflow.sdk import BaseOperator
 
 from messaging_platform_provider.client.operations import OPERATIONS
+from messaging_platform_provider.hooks.names import DEFAULT_CONN_ID
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -20,7 +21,6 @@ if TYPE_CHECKING:
     from messaging_platform_provider.client.once import CreateOnce
     from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 
-DEFAULT_CONN_ID = "messaging_platform_default"
 BASE_TEMPLATE_FIELDS: tuple[str, ...] = ("account_id",)
 
 

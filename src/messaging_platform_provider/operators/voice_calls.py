@@ -10,7 +10,7 @@ from messaging_platform_provider.operators.base import (
     MessagingPlatformBaseOperator,
     MessagingPlatformCreateOperator,
 )
-from messaging_platform_provider.operators.waiting import WAIT_ARGUMENTS, WAIT_TEMPLATE_FIELDS, WaitForSchedulesMixin
+from messaging_platform_provider.waiting.completion import WAIT_ARGUMENTS, WAIT_TEMPLATE_FIELDS, WaitForSchedulesMixin
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
