@@ -47,7 +47,10 @@ def get_provider_info() -> dict[str, Any]:
         "hooks": [
             {
                 "integration-name": "Messaging Platform",
-                "python-modules": ["messaging_platform_provider.hooks.messaging_platform"],
+                "python-modules": [
+                    "messaging_platform_provider.hooks.messaging_platform",
+                    "messaging_platform_provider.hooks.messaging_platform_async",
+                ],
             }
         ],
         "triggers": [

@@ -15,7 +15,7 @@ import messaging_platform_provider.operators as operators
 from messaging_platform_provider.client.fields import keys
 from messaging_platform_provider.client.operations import OPERATIONS
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
-from messaging_platform_provider.operators.waiting import WAIT_ARGUMENTS
+from messaging_platform_provider.waiting.completion import WAIT_ARGUMENTS
 from sample_resources import SampleResources
 
 HERE = Path(__file__).resolve().parent

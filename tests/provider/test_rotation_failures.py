@@ -16,7 +16,7 @@ from messaging_platform_emulator.airflow_api_server import (
     xcom_value,
 )
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
-from messaging_platform_provider.rotation.rotate import STEPS
+from messaging_platform_provider.rotation.outcome import STEPS
 
 #: The fixtures (one API server per session) come from the fixture module, registered as a plugin.
 pytest_plugins = ["airflow_api_server"]

@@ -16,9 +16,10 @@ from test_wait_helpers import ONE_TIME, PARKED, Lifecycle, gets
 from test_wait_trigger import first_event
 
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
-from messaging_platform_provider.hooks.schedule_wait import wait_until_done
 from messaging_platform_provider.triggers.schedule import MessagingPlatformScheduleTrigger
-from messaging_platform_provider.waiting import WaitRules, Watch, deadline_after
+from messaging_platform_provider.waiting.deadline import deadline_after
+from messaging_platform_provider.waiting.decision import WaitRules, Watch
+from messaging_platform_provider.waiting.sync_loop import wait_until_done
 
 NOW = {"pending_seconds": 0, "processing_seconds": 0}
 log = logging.getLogger(__name__)

@@ -15,19 +15,19 @@ from test_wait_helpers import PARKED, Lifecycle, gets
 
 from messaging_platform_provider.compat import AirflowException, AirflowFailException
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
-from messaging_platform_provider.hooks.schedule_wait import poll_round
 from messaging_platform_provider.sensors import MessagingPlatformScheduleSensor
 from messaging_platform_provider.triggers.schedule import MessagingPlatformScheduleTrigger
-from messaging_platform_provider.waiting import (
+from messaging_platform_provider.waiting.deadline import deadline_after
+from messaging_platform_provider.waiting.decision import (
     PROCESS_STATUSES,
     ErrorClass,
     Outcome,
     WaitRules,
     Watch,
     classify_error,
-    deadline_after,
     decide,
 )
+from messaging_platform_provider.waiting.sync_loop import poll_round
 
 SUCCESS, FAILURE_STATUS, FAILURE_ERROR, WAIT = "success", "failure-status", "failure-error", "wait"
 
@@ -68,7 +68,7 @@ def sensor_verdict(op: MessagingPlatformScheduleSensor) -> tuple[str, Any]:
 
 
 def trigger_verdict(t: MessagingPlatformScheduleTrigger) -> tuple[str, Any]:
-    """One poll (the deadline has passed), read the way ``operators.waiting.conclude`` reads the event."""
+    """One poll (the deadline has passed), read the way ``waiting.outcome.conclude`` reads the event."""
 
     async def first() -> dict[str, Any]:
         events = t.run()

@@ -37,7 +37,7 @@ from messaging_platform_provider.compat import (
 )
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 from messaging_platform_provider.sensors import MessagingPlatformScheduleSensor
-from messaging_platform_provider.waiting import seconds_left
+from messaging_platform_provider.waiting.deadline import seconds_left
 
 DAG_ID = "messaging_platform_test_wait_sensor"
 MODES = ("reschedule", "deferrable")

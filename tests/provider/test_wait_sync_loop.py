@@ -12,8 +12,9 @@ import pytest
 from test_wait_helpers import PARKED, Lifecycle
 
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
-from messaging_platform_provider.hooks.schedule_wait import wait_until_done
-from messaging_platform_provider.waiting import Outcome, WaitRules, Watch, deadline_after
+from messaging_platform_provider.waiting.deadline import deadline_after
+from messaging_platform_provider.waiting.decision import Outcome, WaitRules, Watch
+from messaging_platform_provider.waiting.sync_loop import wait_until_done
 
 COMPLETED = {"pending_seconds": 0, "processing_seconds": 0, "outcome": "Completed"}
 

@@ -38,7 +38,7 @@ from messaging_platform_provider.client.async_client import DEFAULT_MAX_CONNECTI
 from messaging_platform_provider.triggers import schedule as schedule_module
 from messaging_platform_provider.triggers.pool import clients_open
 from messaging_platform_provider.triggers.schedule import MessagingPlatformScheduleTrigger
-from messaging_platform_provider.waiting import deadline_after, seconds_left
+from messaging_platform_provider.waiting.deadline import deadline_after, seconds_left
 
 CONN_ID = "messaging_platform_default"
 #: A trigger run here that has sent no event after this long is stuck (its own deadline is 30 s unless told).

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from messaging_platform_provider.client import MessagingPlatformValidationError
-from messaging_platform_provider.waiting import Outcome, Step, WaitRules, Watch, decide
+from messaging_platform_provider.waiting.decision import Outcome, Step, WaitRules, Watch, decide
 
 RULES = WaitRules(max_transient_errors=2)
 

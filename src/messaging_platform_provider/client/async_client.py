@@ -36,7 +36,11 @@ def _verify() -> ssl.SSLContext | bool:
 
 
 class AsyncMessagingPlatformClient:
-    """One pooled ``httpx.AsyncClient``; at most ``max_connections`` TCP connections, however many callers."""
+    """
+    One pooled ``httpx.AsyncClient``; at most ``max_connections`` TCP connections, however many callers.
+    ``platform_timezone``: the connection's IANA zone, carried as on the sync client (built by the same function,
+    ``hooks.connection.client_from_settings``), although no call a trigger makes today sends a date-time.
+    """
 
     def __init__(
         self,
@@ -48,9 +52,11 @@ class AsyncMessagingPlatformClient:
         timeout: tuple[float, float] = DEFAULT_TIMEOUT,
         max_connections: int = DEFAULT_MAX_CONNECTIONS,
         transport: httpx.AsyncBaseTransport | None = None,
+        platform_timezone: str = "UTC",
     ) -> None:
         self.base_url = normalize_base_url(base_url)
         self.account_id = account_id
+        self.platform_timezone = platform_timezone
         self.max_connections = max_connections
         self._slots: asyncio.Semaphore | None = None
         self._http = httpx.AsyncClient(

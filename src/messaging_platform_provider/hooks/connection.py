@@ -1,16 +1,24 @@
-"""Reading the ``messaging_platform`` Airflow connection into client settings (no network)."""
+"""
+A ``messaging_platform`` Airflow connection turned into a client, in two steps that the sync hook
+(``MessagingPlatformHook``) and the async hook (``MessagingPlatformAsyncHook``) share: ``settings_from_connection``
+reads the connection, ``client_from_settings`` builds the client on what was read. Only the lookup differs between
+the hooks (the async one must not block the triggerer's event loop). No network, and no client imported here (the
+caller passes the client class): the triggerer imports this module on its event loop.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from messaging_platform_provider.client.errors import MessagingPlatformValidationError
-from messaging_platform_provider.client.request import normalize_base_url
+from messaging_platform_provider.client.request import DEFAULT_TIMEOUT, normalize_base_url
 from messaging_platform_provider.client.values import zone
+from messaging_platform_provider.hooks.names import CONN_TYPE
 
-CONN_TYPE = "messaging_platform"
+ClientT = TypeVar("ClientT")
 
 
 @dataclass(frozen=True)
@@ -71,7 +79,9 @@ def connection_extras(conn: AirflowConnection) -> dict[str, Any]:
     return extras
 
 
-def settings_from_connection(conn: AirflowConnection, *, default_timeout: tuple[float, float]) -> ConnectionSettings:
+def settings_from_connection(
+    conn: AirflowConnection, *, default_timeout: tuple[float, float] = DEFAULT_TIMEOUT
+) -> ConnectionSettings:
     """
     ``base_url`` comes from the extra field of that name; a host given as a full URL is accepted instead.
     ``account_id`` and ``timezone`` are extra fields; ``connect_timeout``/``read_timeout`` optional extras.
@@ -100,4 +110,29 @@ def settings_from_connection(conn: AirflowConnection, *, default_timeout: tuple[
             _number(extras, "connect_timeout", default_timeout[0]),
             _number(extras, "read_timeout", default_timeout[1]),
         ),
+    )
+
+
+def client_from_settings(
+    settings: ConnectionSettings,
+    client_class: Callable[..., ClientT],
+    *,
+    account_id: int | None = None,
+    timeout: tuple[float, float] | None = None,
+    **options: Any,
+) -> ClientT:
+    """
+    A client (``MessagingPlatformClient`` or ``AsyncMessagingPlatformClient``) on what the connection holds: its
+    base URL, credentials, account, timeouts and platform time zone, built the same way for tasks and triggers.
+    ``account_id`` and ``timeout`` given by the caller win over the connection's; ``options`` are the client's own
+    (``retry_policy`` for the sync client).
+    """
+    return client_class(
+        settings.base_url,
+        settings.api_key,
+        settings.api_secret,
+        account_id=account_id if account_id is not None else settings.account_id,
+        timeout=timeout or settings.timeout,
+        platform_timezone=settings.platform_timezone,
+        **options,
     )

@@ -11,10 +11,14 @@ from messaging_platform_provider.client.api import ApiMethods
 from messaging_platform_provider.client.client import MessagingPlatformClient
 from messaging_platform_provider.client.errors import MessagingPlatformApiError, MessagingPlatformValidationError
 from messaging_platform_provider.client.operations import Operation, resolve
-from messaging_platform_provider.client.request import DEFAULT_TIMEOUT
 from messaging_platform_provider.client.retry import RetryPolicy
 from messaging_platform_provider.compat import BaseHook, mask_secret
-from messaging_platform_provider.hooks.connection import CONN_TYPE, ConnectionSettings, settings_from_connection
+from messaging_platform_provider.hooks.connection import (
+    ConnectionSettings,
+    client_from_settings,
+    settings_from_connection,
+)
+from messaging_platform_provider.hooks.names import CONN_TYPE, DEFAULT_CONN_ID
 
 
 def _connection_type() -> dict[str, Any]:
@@ -40,7 +44,7 @@ class MessagingPlatformHook(BaseHook, ApiMethods):
     """
 
     conn_name_attr = "messaging_platform_conn_id"
-    default_conn_name = "messaging_platform_default"
+    default_conn_name = DEFAULT_CONN_ID
     conn_type = CONN_TYPE
     hook_name = "Messaging Platform"
 
@@ -74,19 +78,16 @@ class MessagingPlatformHook(BaseHook, ApiMethods):
         conn = self.get_connection(self.messaging_platform_conn_id)
         if conn.password:
             mask_secret(conn.password)
-        return settings_from_connection(conn, default_timeout=DEFAULT_TIMEOUT)
+        return settings_from_connection(conn)
 
     @cached_property
     def client(self) -> MessagingPlatformClient:
-        settings = self.settings
-        return MessagingPlatformClient(
-            settings.base_url,
-            settings.api_key,
-            settings.api_secret,
-            account_id=self.account_id if self.account_id is not None else settings.account_id,
-            timeout=self.timeout or settings.timeout,
+        return client_from_settings(
+            self.settings,
+            MessagingPlatformClient,
+            account_id=self.account_id,
+            timeout=self.timeout,
             retry_policy=self.retry_policy,
-            platform_timezone=settings.platform_timezone,
         )
 
     def get_conn(self) -> MessagingPlatformClient:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from airflow.sdk import BaseOperator
 
 from messaging_platform_provider.client.fields import keys
+from messaging_platform_provider.hooks.names import DEFAULT_CONN_ID
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -26,7 +27,6 @@ __all__ = [
     "MessagingPlatformCreateOperator",
 ]
 
-DEFAULT_CONN_ID = "messaging_platform_default"
 BASE_TEMPLATE_FIELDS: tuple[str, ...] = ("account_id",)
 
 

@@ -13,7 +13,8 @@ from messaging_platform_provider.operators.base import (
     MessagingPlatformBaseOperator,
     MessagingPlatformCreateOperator,
 )
-from messaging_platform_provider.operators.waiting import WAIT_ARGUMENTS, WAIT_TEMPLATE_FIELDS, WaitForSchedulesMixin
+from messaging_platform_provider.waiting.completion import WAIT_TEMPLATE_FIELDS, WaitForSchedulesMixin
+from messaging_platform_provider.waiting.decision import DEFAULT_MAX_TRANSIENT_ERRORS
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -99,7 +100,7 @@ class MessagingPlatformCreateScheduleOperator(WaitForSchedulesMixin, MessagingPl
         wait_timeout: float | None = None,
         success_statuses: Iterable[str] | None = None,
         failure_statuses: Iterable[str] | None = None,
-        max_transient_errors: int = 5,
+        max_transient_errors: int = DEFAULT_MAX_TRANSIENT_ERRORS,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -111,8 +112,15 @@ class MessagingPlatformCreateScheduleOperator(WaitForSchedulesMixin, MessagingPl
         self.week_day = week_day
         self.month_day = month_day
         self.extra = extra
-        args = locals()
-        self._init_wait(**{name: args[name] for name in WAIT_ARGUMENTS})
+        self._init_wait(
+            wait_for_completion=wait_for_completion,
+            deferrable=deferrable,
+            poll_interval=poll_interval,
+            wait_timeout=wait_timeout,
+            success_statuses=success_statuses,
+            failure_statuses=failure_statuses,
+            max_transient_errors=max_transient_errors,
+        )
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
         schedule = hook.create_schedule(

@@ -13,7 +13,8 @@ from messaging_platform_provider.operators.base import (
     MessagingPlatformBaseOperator,
     MessagingPlatformCreateOperator,
 )
-from messaging_platform_provider.operators.waiting import WAIT_ARGUMENTS, WAIT_TEMPLATE_FIELDS, WaitForSchedulesMixin
+from messaging_platform_provider.waiting.completion import WAIT_TEMPLATE_FIELDS, WaitForSchedulesMixin
+from messaging_platform_provider.waiting.decision import DEFAULT_MAX_TRANSIENT_ERRORS
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -90,12 +91,19 @@ class MessagingPlatformCreatePushVoiceCallOperator(WaitForSchedulesMixin, Messag
         wait_timeout: float | None = None,
         success_statuses: Iterable[str] | None = None,
         failure_statuses: Iterable[str] | None = None,
-        max_transient_errors: int = 5,
+        max_transient_errors: int = DEFAULT_MAX_TRANSIENT_ERRORS,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        args = locals()
-        self._init_wait(**{name: args[name] for name in WAIT_ARGUMENTS})
+        self._init_wait(
+            wait_for_completion=wait_for_completion,
+            deferrable=deferrable,
+            poll_interval=poll_interval,
+            wait_timeout=wait_timeout,
+            success_statuses=success_statuses,
+            failure_statuses=failure_statuses,
+            max_transient_errors=max_transient_errors,
+        )
         self.channels = channels
         self.targets = targets
         self.contact_list_ids = contact_list_ids

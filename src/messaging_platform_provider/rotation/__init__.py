@@ -14,7 +14,8 @@ if TYPE_CHECKING:
     from messaging_platform_provider.rotation.airflow_api import AirflowApiError, AirflowRestApi
     from messaging_platform_provider.rotation.airflow_target import AirflowConnectionTarget
     from messaging_platform_provider.rotation.credentials import Credential
-    from messaging_platform_provider.rotation.rotate import ApiKeyRotation, RotationError, RotationResult
+    from messaging_platform_provider.rotation.outcome import RotationError, RotationResult
+    from messaging_platform_provider.rotation.rotate import ApiKeyRotation
     from messaging_platform_provider.rotation.targets import (
         CallableTarget,
         CredentialTarget,
@@ -28,8 +29,8 @@ _WHERE = {
     "AirflowConnectionTarget": "airflow_target",
     "Credential": "credentials",
     "ApiKeyRotation": "rotate",
-    "RotationError": "rotate",
-    "RotationResult": "rotate",
+    "RotationError": "outcome",
+    "RotationResult": "outcome",
     "CallableTarget": "targets",
     "CredentialTarget": "targets",
     "FileTarget": "targets",

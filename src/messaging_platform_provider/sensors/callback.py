@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from airflow.sdk import BaseSensorOperator, PokeReturnValue
+from airflow.sdk import PokeReturnValue
 
 from messaging_platform_provider.compat import AirflowException, AirflowSensorTimeout
-from messaging_platform_provider.operators.waiting import default_deferrable, resumed_by_earlier_try, try_number
+from messaging_platform_provider.sensors.base import MessagingPlatformBaseSensor
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
+    from airflow.triggers.base import BaseTrigger
 
 
-class MessagingPlatformCallbackSensor(BaseSensorOperator):
+class MessagingPlatformCallbackSensor(MessagingPlatformBaseSensor):
     """
     Wait until the callback store holds a callback matching every given criterion, received at or after
     ``received_after``; the XCom is that callback (``{"seq", "transaction_id", "callback_type", "account_id",
@@ -51,7 +52,7 @@ class MessagingPlatformCallbackSensor(BaseSensorOperator):
     ) -> None:
         from messaging_platform_provider.callbacks.filters import CallbackFilter
 
-        super().__init__(**kwargs)
+        super().__init__(deferrable=deferrable, **kwargs)
         CallbackFilter.build(callback_types=callback_type)  # an unknown type fails when the DAG is parsed
         self.callback_type = callback_type
         self.phone_number = phone_number
@@ -59,7 +60,6 @@ class MessagingPlatformCallbackSensor(BaseSensorOperator):
         self.account_id = account_id
         self.received_after = received_after
         self.database_url = database_url
-        self.deferrable = default_deferrable() if deferrable is None else deferrable
 
     def filter_kwargs(self) -> dict[str, Any]:
         from messaging_platform_provider.callbacks.filters import CallbackFilter
@@ -79,23 +79,18 @@ class MessagingPlatformCallbackSensor(BaseSensorOperator):
         start = getattr(dag_run, "start_date", None) or datetime.now(timezone.utc)
         return start.isoformat()
 
-    def execute(self, context: Context) -> Any:
-        if not self.deferrable:
-            return super().execute(context)
+    def make_trigger(
+        self, context: Context, *, poll_interval: float, deadline: str | None, try_number: int
+    ) -> BaseTrigger:
         from messaging_platform_provider.triggers.callback import MessagingPlatformCallbackSensorTrigger
-        from messaging_platform_provider.waiting import deadline_after
 
-        self.defer(
-            trigger=MessagingPlatformCallbackSensorTrigger(
-                filter_kwargs=self.filter_kwargs(),
-                received_after=self.since(context),
-                database_url=self.database_url,
-                poll_interval=float(self.poke_interval),
-                deadline=deadline_after(float(self.timeout)),
-                try_number=try_number(context),
-            ),
-            method_name="execute_complete",
-            timeout=timedelta(seconds=float(self.timeout)),
+        return MessagingPlatformCallbackSensorTrigger(
+            filter_kwargs=self.filter_kwargs(),
+            received_after=self.since(context),
+            database_url=self.database_url,
+            poll_interval=poll_interval,
+            deadline=deadline,
+            try_number=try_number,
         )
 
     def poke(self, context: Context) -> bool | PokeReturnValue:
@@ -110,9 +105,7 @@ class MessagingPlatformCallbackSensor(BaseSensorOperator):
             return False
         return PokeReturnValue(is_done=True, xcom_value=found)
 
-    def execute_complete(self, context: Context, event: dict[str, Any]) -> Any:
-        if resumed_by_earlier_try(context, event, self.log):
-            return self.execute(context)
+    def result_from_event(self, event: dict[str, Any]) -> Any:
         outcome = event.get("outcome")
         if outcome == "success":
             return event["callback"]

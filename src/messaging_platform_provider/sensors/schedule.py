@@ -3,28 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import timedelta
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from airflow.sdk import BaseSensorOperator, PokeReturnValue
+from airflow.sdk import PokeReturnValue
 
-from messaging_platform_provider.operators.base import DEFAULT_CONN_ID
-from messaging_platform_provider.operators.waiting import (
-    conclude,
-    default_deferrable,
-    resumed_by_earlier_try,
-    try_number,
-)
+from messaging_platform_provider.hooks.names import DEFAULT_CONN_ID
+from messaging_platform_provider.sensors.base import MessagingPlatformBaseSensor
+from messaging_platform_provider.waiting.decision import DEFAULT_MAX_TRANSIENT_ERRORS
+from messaging_platform_provider.waiting.outcome import conclude
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
+    from airflow.triggers.base import BaseTrigger
 
     from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
-    from messaging_platform_provider.waiting import Watch
+    from messaging_platform_provider.waiting.decision import Watch
 
 
-class MessagingPlatformScheduleSensor(BaseSensorOperator):
+class MessagingPlatformScheduleSensor(MessagingPlatformBaseSensor):
     """
     Wait until a schedule's ProcessStatus is one of ``success_statuses`` (default Completed); fail at once on
     ``failure_statuses`` (default Failed, Aborted), on 401/403/404, or after ``max_transient_errors`` transient
@@ -48,19 +45,18 @@ class MessagingPlatformScheduleSensor(BaseSensorOperator):
         account_id: int | str | None = None,
         success_statuses: Iterable[str] | None = None,
         failure_statuses: Iterable[str] | None = None,
-        max_transient_errors: int = 5,
+        max_transient_errors: int = DEFAULT_MAX_TRANSIENT_ERRORS,
         deferrable: bool | None = None,
         **kwargs: Any,
     ) -> None:
-        from messaging_platform_provider.waiting import WaitRules
+        from messaging_platform_provider.waiting.decision import WaitRules
 
-        super().__init__(**kwargs)
+        super().__init__(deferrable=deferrable, **kwargs)
         self.action_id = action_id
         self.schedule_id = schedule_id
         self.messaging_platform_conn_id = messaging_platform_conn_id
         self.account_id = account_id
         self.rules = WaitRules.build(success_statuses, failure_statuses, max_transient_errors)
-        self.deferrable = default_deferrable() if deferrable is None else deferrable
 
     @property
     def account(self) -> int | None:
@@ -68,43 +64,34 @@ class MessagingPlatformScheduleSensor(BaseSensorOperator):
 
     @cached_property
     def hook(self) -> MessagingPlatformHook:
-        from messaging_platform_provider.client.retry import RetryPolicy
-        from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+        from messaging_platform_provider.waiting.sync_loop import polling_hook
 
-        # One attempt per poke, as the trigger makes one per poll: the shared rules count transient errors.
-        return MessagingPlatformHook(self.messaging_platform_conn_id, retry_policy=RetryPolicy(max_attempts=1))
+        return polling_hook(self.messaging_platform_conn_id)
 
     @cached_property
     def watch(self) -> Watch:
-        from messaging_platform_provider.waiting import Watch
+        from messaging_platform_provider.waiting.decision import Watch
 
         return Watch(self.rules, self.action_id, [self.schedule_id])
 
-    def execute(self, context: Context) -> Any:
-        if not self.deferrable:
-            return super().execute(context)
+    def make_trigger(
+        self, context: Context, *, poll_interval: float, deadline: str | None, try_number: int
+    ) -> BaseTrigger:
         from messaging_platform_provider.triggers.schedule import MessagingPlatformScheduleTrigger
-        from messaging_platform_provider.waiting import deadline_after
 
-        self.defer(
-            trigger=MessagingPlatformScheduleTrigger(
-                conn_id=self.messaging_platform_conn_id,
-                action_id=self.action_id,
-                schedule_ids=[self.schedule_id],
-                account_id=self.account,
-                success_statuses=self.rules.success,
-                failure_statuses=self.rules.failure,
-                max_transient_errors=self.rules.max_transient_errors,
-                poll_interval=float(self.poke_interval),
-                deadline=deadline_after(float(self.timeout)),
-                try_number=try_number(context),
-            ),
-            method_name="execute_complete",
-            timeout=timedelta(seconds=float(self.timeout)),
+        return MessagingPlatformScheduleTrigger(
+            conn_id=self.messaging_platform_conn_id,
+            action_id=self.action_id,
+            schedule_ids=[self.schedule_id],
+            account_id=self.account,
+            **self.rules.to_kwargs(),
+            poll_interval=poll_interval,
+            deadline=deadline,
+            try_number=try_number,
         )
 
     def poke(self, context: Context) -> bool | PokeReturnValue:
-        from messaging_platform_provider.hooks.schedule_wait import poll_round
+        from messaging_platform_provider.waiting.sync_loop import poll_round
 
         step = poll_round(self.hook, self.watch, self.account, self.log)
         if step is None:
@@ -112,7 +99,5 @@ class MessagingPlatformScheduleSensor(BaseSensorOperator):
         schedules = conclude(self.watch.payload(step), sensor=True)  # raises exactly as after the trigger's event
         return PokeReturnValue(is_done=True, xcom_value=schedules.get(str(self.schedule_id)))
 
-    def execute_complete(self, context: Context, event: dict[str, Any]) -> Any:
-        if resumed_by_earlier_try(context, event, self.log):
-            return self.execute(context)
+    def result_from_event(self, event: dict[str, Any]) -> Any:
         return conclude(event, sensor=True).get(str(self.schedule_id))

@@ -248,7 +248,7 @@ class MessagingPlatformCallbackSensorTrigger(BaseTrigger):
 
     async def run(self) -> AsyncIterator[TriggerEvent]:
         from messaging_platform_provider.callbacks.store import shared_store
-        from messaging_platform_provider.waiting import seconds_left
+        from messaging_platform_provider.waiting.deadline import bounded_pause, seconds_left
 
         freeze_startup_heap()
         store = await asyncio.to_thread(shared_store, self.database_url)
@@ -263,7 +263,7 @@ class MessagingPlatformCallbackSensorTrigger(BaseTrigger):
                 message = f"no matching callback by {self.deadline}"
                 yield TriggerEvent({"outcome": "timeout", "message": message, "try_number": self.try_number})
                 return
-            await asyncio.sleep(self.poll_interval if left is None else max(0.0, min(self.poll_interval, left)))
+            await asyncio.sleep(bounded_pause(self.poll_interval, left))
 
 
 def parse_instant(value: str | datetime) -> datetime:

@@ -1,4 +1,7 @@
-"""The deferrable half of waiting on action schedules; decisions come from ``waiting.decide``."""
+"""
+The deferrable half of waiting on action schedules: the trigger, its arguments and its event. The polling loop is
+``waiting.async_loop``; the decisions are ``waiting.decision``'s, as on every other waiting path.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +12,10 @@ from typing import Any
 
 from airflow.triggers.base import BaseTrigger, TriggerEvent
 
-from messaging_platform_provider.client.errors import MessagingPlatformApiError
 from messaging_platform_provider.triggers.heap import freeze_startup_heap
-from messaging_platform_provider.waiting import WaitRules, Watch, seconds_left, timeout_step
+from messaging_platform_provider.waiting.async_loop import wait_until_done
+from messaging_platform_provider.waiting.deadline import bounded_pause, seconds_left
+from messaging_platform_provider.waiting.decision import DEFAULT_MAX_TRANSIENT_ERRORS, WaitRules, Watch
 
 FIRST_POLL_SPREAD = 2.0  # seconds, at most
 
@@ -36,7 +40,7 @@ class MessagingPlatformScheduleTrigger(BaseTrigger):
         account_id: int | None = None,
         success_statuses: Iterable[str] | None = None,
         failure_statuses: Iterable[str] | None = None,
-        max_transient_errors: int = 5,
+        max_transient_errors: int = DEFAULT_MAX_TRANSIENT_ERRORS,
         poll_interval: float = 10.0,
         deadline: str | None = None,
         try_number: int | None = None,
@@ -59,9 +63,7 @@ class MessagingPlatformScheduleTrigger(BaseTrigger):
                 "action_id": self.action_id,
                 "schedule_ids": list(self.schedule_ids),
                 "account_id": self.account_id,
-                "success_statuses": list(self.rules.success),
-                "failure_statuses": list(self.rules.failure),
-                "max_transient_errors": self.rules.max_transient_errors,
+                **self.rules.to_kwargs(),
                 "poll_interval": self.poll_interval,
                 "deadline": self.deadline,
                 "try_number": self.try_number,
@@ -69,36 +71,21 @@ class MessagingPlatformScheduleTrigger(BaseTrigger):
         )
 
     async def run(self) -> AsyncIterator[TriggerEvent]:
-        from messaging_platform_provider.triggers.pool import shared_client
+        from messaging_platform_provider.triggers.pool import shared_hook
 
         freeze_startup_heap()
         watch = Watch(self.rules, self.action_id, self.schedule_ids)
-        async with shared_client(self.conn_id) as client:
+        async with shared_hook(self.conn_id) as hook:
             # Triggers restored together (a triggerer start) would all poll at once: spread the first poll, but
             # never past the deadline.
             spread = min(self.poll_interval, FIRST_POLL_SPREAD)
-            left = seconds_left(self.deadline)
-            await asyncio.sleep(random.uniform(0, spread if left is None else max(0.0, min(spread, left))))
-            while True:
-                for schedule_id in watch.pending():
-                    try:
-                        schedule = await client.call(
-                            "get_schedule",
-                            account_id=self.account_id,
-                            action_id=self.action_id,
-                            schedule_id=schedule_id,
-                        )
-                        warning = watch.record(schedule_id, schedule=schedule)
-                    except MessagingPlatformApiError as exc:
-                        warning = watch.record(schedule_id, error_status=exc.status, error_text=str(exc))
-                    if warning:
-                        self.log.warning(warning)
-                final = watch.verdict()
-                left = seconds_left(self.deadline)
-                if final is None and left is not None and left <= 0:
-                    final = timeout_step(self.deadline)
-                if final is not None:
-                    yield TriggerEvent({**watch.payload(final), "try_number": self.try_number})
-                    return
-                pause = watch.pause(self.poll_interval)
-                await asyncio.sleep(pause if left is None else max(0.0, min(pause, left)))
+            await asyncio.sleep(random.uniform(0, bounded_pause(spread, seconds_left(self.deadline))))
+            final = await wait_until_done(
+                hook,
+                watch,
+                account_id=self.account_id,
+                poll_interval=self.poll_interval,
+                deadline=self.deadline,
+                log=self.log,
+            )
+            yield TriggerEvent({**watch.payload(final), "try_number": self.try_number})

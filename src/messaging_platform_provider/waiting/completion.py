@@ -1,15 +1,16 @@
 """
-Turning the wait's verdict into the task's outcome, for both paths (the sync loop's payload and the trigger's
-event have one shape), and the ``wait_for_completion`` option of the create operators.
+The ``wait_for_completion`` option of the create operators (schedules, push voice calls): after creating, wait
+until the schedules' ProcessStatus is terminal, in the worker (``waiting.sync_loop``) or in the triggerer
+(``MessagingPlatformScheduleTrigger``), and end the task as the sensor would (``waiting.outcome``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from messaging_platform_provider.compat import AirflowException, AirflowFailException, AirflowSensorTimeout, conf
+from messaging_platform_provider.waiting.outcome import conclude, default_deferrable, resumed_by_earlier_try, try_number
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -25,49 +26,6 @@ WAIT_ARGUMENTS = (
     "failure_statuses",
     "max_transient_errors",
 )
-
-
-def default_deferrable() -> bool:
-    return conf.getboolean("operators", "default_deferrable", fallback=False)
-
-
-def try_number(context: Context) -> int:
-    """The running try, stamped into every trigger so its event says which try deferred."""
-    return int(context["ti"].try_number)
-
-
-def resumed_by_earlier_try(context: Context, event: Mapping[str, Any], log: Any) -> bool:
-    """
-    Whether this resume carries the event of an earlier try's deferral. Airflow 3.0 keeps a deferred task's
-    resume point across retries (apache/airflow#56704, fixed in 3.1), so a retry would start by re-reading the
-    event that ended the failed try, and fail the same way without doing anything. The deferrable operators and
-    sensors then start the try afresh (a create adopts what the earlier try made). Never true from Airflow 3.1.
-    """
-    deferred = event.get("try_number")
-    if deferred is None or int(deferred) == try_number(context):
-        return False
-    log.warning(
-        "Try %s resumed with the event of try %s (an Airflow 3.0 retry); starting this try afresh.",
-        try_number(context),
-        deferred,
-    )
-    return True
-
-
-def conclude(event: Mapping[str, Any], *, sensor: bool = False) -> dict[str, Any]:
-    """
-    Success returns the latest answer of every schedule (by id). A ProcessStatus that failed ends the task
-    without retries (a retry would find the same ended schedule); an error or a timeout is an ordinary failure.
-    """
-    outcome, message = event.get("outcome"), str(event.get("message", ""))
-    if outcome == "success":
-        schedules: dict[str, Any] = dict(event.get("schedules") or {})
-        return schedules
-    if outcome == "timeout":
-        raise AirflowSensorTimeout(message) if sensor else AirflowException(message)
-    if outcome == "failure" and event.get("ended_status"):
-        raise AirflowFailException(message)
-    raise AirflowException(message or f"unexpected event {dict(event)!r}")
 
 
 class WaitForSchedulesMixin:
@@ -90,7 +48,7 @@ class WaitForSchedulesMixin:
         failure_statuses: Iterable[str] | None,
         max_transient_errors: int,
     ) -> None:
-        from messaging_platform_provider.waiting import WaitRules
+        from messaging_platform_provider.waiting.decision import WaitRules
 
         self.wait_for_completion = wait_for_completion
         self.deferrable = default_deferrable() if deferrable is None else deferrable
@@ -101,7 +59,7 @@ class WaitForSchedulesMixin:
     def wait_for(self, context: Context, action_id: int | str, schedule_ids: list[str], result: Any) -> Any:
         if not self.wait_for_completion or not schedule_ids:
             return result
-        from messaging_platform_provider.waiting import deadline_after
+        from messaging_platform_provider.waiting.deadline import deadline_after
 
         deadline = deadline_after(float(self.wait_timeout) if self.wait_timeout not in (None, "") else None)
         if self.deferrable:
@@ -113,9 +71,7 @@ class WaitForSchedulesMixin:
                     action_id=action_id,
                     schedule_ids=schedule_ids,
                     account_id=self.account,
-                    success_statuses=self.wait_rules.success,
-                    failure_statuses=self.wait_rules.failure,
-                    max_transient_errors=self.wait_rules.max_transient_errors,
+                    **self.wait_rules.to_kwargs(),
                     poll_interval=self.poll_interval,
                     deadline=deadline,
                     try_number=try_number(context),
@@ -124,16 +80,12 @@ class WaitForSchedulesMixin:
                 kwargs={"result": result},
                 timeout=timedelta(seconds=float(self.wait_timeout)) if self.wait_timeout else None,
             )
-        from messaging_platform_provider.client.retry import RetryPolicy
-        from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
-        from messaging_platform_provider.hooks.schedule_wait import wait_until_done
-        from messaging_platform_provider.waiting import Watch
+        from messaging_platform_provider.waiting.decision import Watch
+        from messaging_platform_provider.waiting.sync_loop import polling_hook, wait_until_done
 
         watch = Watch(self.wait_rules, action_id, schedule_ids)
-        # One attempt per poll, as in the trigger: transient errors are counted by the shared rules.
-        hook = MessagingPlatformHook(self.messaging_platform_conn_id, retry_policy=RetryPolicy(max_attempts=1))
         step = wait_until_done(
-            hook,
+            polling_hook(self.messaging_platform_conn_id),
             watch,
             account_id=self.account,
             poll_interval=self.poll_interval,

@@ -10,11 +10,11 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Protocol
 
-from messaging_platform_provider.client.errors import MessagingPlatformValidationError
+from messaging_platform_provider.client.errors import MessagingPlatformApiError, MessagingPlatformValidationError
 from messaging_platform_provider.client.retry import RetryPolicy
+from messaging_platform_provider.waiting.deadline import bounded_pause, seconds_left
 
 PROCESS_STATUSES = ("Pending", "Processing", "Completed", "Aborted", "Failed")
 DEFAULT_SUCCESS = ("Completed",)
@@ -74,6 +74,14 @@ class WaitRules:
             max_transient_errors,
         )
 
+    def to_kwargs(self) -> dict[str, Any]:
+        """The rules as the trigger's arguments (JSON-ready): what sensor and operators defer with, and serialize."""
+        return {
+            "success_statuses": list(self.success),
+            "failure_statuses": list(self.failure),
+            "max_transient_errors": self.max_transient_errors,
+        }
+
 
 @dataclass(frozen=True)
 class Step:
@@ -122,28 +130,19 @@ def decide(
     return Step(Outcome.WAIT, f"{label} is {status}", status=status, unknown_status=unknown)
 
 
-def deadline_after(seconds: float | None, now: datetime | None = None) -> str | None:
-    """An absolute UTC instant ``seconds`` from now, as ISO text (survives serialisation and restarts)."""
-    if seconds is None:
-        return None
-    start = now or datetime.now(timezone.utc)
-    return datetime.fromtimestamp(start.timestamp() + float(seconds), timezone.utc).isoformat()
-
-
-def seconds_left(deadline: str | None, now: datetime | None = None) -> float | None:
-    if deadline is None:
-        return None
-    end = datetime.fromisoformat(deadline)
-    return (end - (now or datetime.now(timezone.utc))).total_seconds()
-
-
 def event_payload(outcome: Outcome, message: str, schedules: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The trigger's event, and what the worker reads back (``operators.waiting.conclude``)."""
+    """The trigger's event, and what the worker reads back (``waiting.outcome.conclude``)."""
     return {"outcome": outcome.value, "message": message, "schedules": dict(schedules or {})}
 
 
 def timeout_step(deadline: str | None) -> Step:
     return Step(Outcome.TIMEOUT, f"deadline {deadline} passed while waiting")
+
+
+class WarningLog(Protocol):
+    """Where a loop logs the warnings of ``Watch.record``: a task's or a trigger's logger."""
+
+    def warning(self, event: Any, *args: Any, **kw: Any) -> Any: ...
 
 
 class Watch:
@@ -191,6 +190,10 @@ class Watch:
             return f"{label} has an unknown ProcessStatus {step.status!r}; still waiting"
         return None
 
+    def record_error(self, schedule_id: str, error: MessagingPlatformApiError) -> str | None:
+        """Judge a poll of ``schedule_id`` that failed: ``record`` with the error's status and text."""
+        return self.record(schedule_id, error_status=error.status, error_text=str(error))
+
     def verdict(self) -> Step | None:
         """The first failure ends the wait; success only once every schedule has succeeded; else ``None``."""
         for step in self.steps.values():
@@ -212,3 +215,19 @@ class Watch:
         payload["ended_status"] = step.status  # set when a ProcessStatus (not an error) decided the wait
         payload["action_id"] = self.action_id
         return payload
+
+
+def after_round(
+    watch: Watch, verdict: Step | None, *, poll_interval: float, deadline: str | None
+) -> tuple[Step | None, float]:
+    """
+    What follows a round of polls, the same for the sync and the async loop: the step that ends the wait (the
+    round's verdict, or a timeout once the deadline has passed without one); else ``None`` and the pause before the
+    next round (``Watch.pause``), cut short at the deadline.
+    """
+    left = seconds_left(deadline)
+    if verdict is None and left is not None and left <= 0:
+        verdict = timeout_step(deadline)
+    if verdict is not None:
+        return verdict, 0.0
+    return None, bounded_pause(watch.pause(poll_interval), left)

@@ -1,0 +1,94 @@
+"""
+The steps of a rotation on the target: verify the new credential with a real call before anything is stored,
+write it after checking the target still holds the old key, then read back what consumers see and verify that;
+any doubt rolls back (``recovery``).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from messaging_platform_provider.rotation.base import NewKey, Unknown
+from messaging_platform_provider.rotation.outcome import (
+    CHECK_TARGET,
+    READ_BACK,
+    STORE,
+    VERIFY_NEW_KEY,
+    VERIFY_STORED,
+    RotationError,
+)
+from messaging_platform_provider.rotation.recovery import RotationRecovery
+
+log = logging.getLogger(__name__)
+
+
+class TargetSteps(RotationRecovery):
+    """Verifying, storing and reading back the new credential."""
+
+    def _verify_new_key(self, new: NewKey) -> None:
+        try:
+            self._verify(new.credential)
+        except Exception as exc:
+            problem = f"the new key {new.id} failed a platform call: {self._text(exc)}"
+            raise self._abort(VERIFY_NEW_KEY, problem, new) from None
+
+    def _store(self, new: NewKey) -> None:
+        now = self._read()
+        if isinstance(now, Unknown):
+            raise self._abort(CHECK_TARGET, f"reading {self.target.name} before writing failed: {now.reason}", new)
+        if now is None or now.key != self._old_key:
+            raise self._abort(CHECK_TARGET, "another rotation changed the target since this one began", new)
+        try:
+            self.target.write(new.credential)
+        except Exception as exc:
+            problem = f"writing to {self.target.name} failed: {self._text(exc)}"
+            seen = self._read()
+            if isinstance(seen, Unknown):
+                raise RotationError(
+                    STORE,
+                    f"{problem}; reading it back failed too ({seen.reason}). No key was revoked: a retry of this "
+                    "task resumes",
+                    target_holds=f"the old key {self._old_id} or the new key {new.id}; both are valid",
+                    old_key_id=self._old_id,
+                    new_key_id=new.id,
+                ) from None
+            if seen == new.credential:
+                log.warning("%s; yet the target holds the new credential: the write landed.", problem)
+                self.notes.append("the store reported an error but had landed")
+                return
+            if seen is not None and seen == self._old_credential:
+                raise self._abort(STORE, problem, new) from None
+            raise self._roll_back(STORE, f"{problem}, and the target now holds something else", new, seen) from None
+        log.info("New key id %s written to %s.", new.id, self.target.name)
+
+    def _check_stored(self, new: NewKey) -> None:
+        seen = self._read()
+        if isinstance(seen, Unknown):
+            raise RotationError(
+                READ_BACK,
+                f"reading {self.target.name} back failed: {seen.reason}. No key was revoked: a retry of this task "
+                "resumes",
+                target_holds=f"the new key {new.id} (written and verified before) or the old key; both are valid",
+                old_key_id=self._old_id,
+                new_key_id=new.id,
+            )
+        problem = ""
+        if seen is None:
+            problem = "it reads back empty"
+        elif seen.key == self._old_key:
+            problem = (
+                "consumers still see the old key: something shadows what was written "
+                "(an AIRFLOW_CONN_ variable, a secrets backend or a cache?)"
+            )
+        elif seen.key != new.key:
+            problem = "consumers see another key: another rotation wrote meanwhile"
+        elif seen.secret != new.credential.secret:
+            problem = "consumers see the new key with another secret"
+        else:
+            try:
+                self._verify(seen)
+            except Exception as exc:
+                problem = f"the stored credential failed a platform call: {self._text(exc)}"
+        if problem:
+            raise self._roll_back(VERIFY_STORED, problem, new, seen)
+        log.info("%s reads back the new key id %s, and it works.", self.target.name, new.id)

@@ -1,0 +1,62 @@
+"""
+What both sensors share: poke in the worker, or (``deferrable=True``) hand the wait to a trigger with an absolute
+deadline, and resume from its event. Each sensor says which trigger it defers to and how its event ends the task.
+
+Kept light for DAG parsing: the triggers are imported when a task runs.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+from airflow.sdk import BaseSensorOperator
+
+from messaging_platform_provider.waiting.deadline import deadline_after
+from messaging_platform_provider.waiting.outcome import default_deferrable, resumed_by_earlier_try, try_number
+
+if TYPE_CHECKING:
+    from airflow.sdk import Context
+    from airflow.triggers.base import BaseTrigger
+
+
+class MessagingPlatformBaseSensor(BaseSensorOperator):
+    """
+    Base of the Messaging Platform sensors.
+
+    :param deferrable: wait in the triggerer (default ``[operators] default_deferrable``); the sensor's ``timeout``
+        then becomes an absolute UTC deadline fixed when the wait starts.
+    """
+
+    def __init__(self, *, deferrable: bool | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.deferrable = default_deferrable() if deferrable is None else deferrable
+
+    def execute(self, context: Context) -> Any:
+        if not self.deferrable:
+            return super().execute(context)
+        self.defer(
+            trigger=self.make_trigger(
+                context,
+                poll_interval=float(self.poke_interval),
+                deadline=deadline_after(float(self.timeout)),
+                try_number=try_number(context),
+            ),
+            method_name="execute_complete",
+            timeout=timedelta(seconds=float(self.timeout)),
+        )
+
+    def make_trigger(
+        self, context: Context, *, poll_interval: float, deadline: str | None, try_number: int
+    ) -> BaseTrigger:
+        """The trigger that waits in the triggerer, with the arguments every trigger of ours takes."""
+        raise NotImplementedError
+
+    def execute_complete(self, context: Context, event: dict[str, Any]) -> Any:
+        if resumed_by_earlier_try(context, event, self.log):
+            return self.execute(context)
+        return self.result_from_event(event)
+
+    def result_from_event(self, event: dict[str, Any]) -> Any:
+        """The XCom for the trigger's event, or the error that ends the task."""
+        raise NotImplementedError

@@ -1,0 +1,59 @@
+"""
+The task's side of a wait, for the sensors and the create-and-wait operators: whether it defers by default, which
+try deferred, and the verdict turned into the task's outcome (the sync loop's payload and the trigger's event have
+one shape, so both paths end the task alike). Needs Airflow, unlike ``decision``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from messaging_platform_provider.compat import AirflowException, AirflowFailException, AirflowSensorTimeout, conf
+
+if TYPE_CHECKING:
+    from airflow.sdk import Context
+
+
+def default_deferrable() -> bool:
+    """``[operators] default_deferrable``: what ``deferrable=None`` means, as for Airflow's own operators."""
+    return conf.getboolean("operators", "default_deferrable", fallback=False)
+
+
+def try_number(context: Context) -> int:
+    """The running try, stamped into every trigger so its event says which try deferred."""
+    return int(context["ti"].try_number)
+
+
+def resumed_by_earlier_try(context: Context, event: Mapping[str, Any], log: Any) -> bool:
+    """
+    Whether this resume carries the event of an earlier try's deferral. Airflow 3.0 keeps a deferred task's
+    resume point across retries (apache/airflow#56704, fixed in 3.1), so a retry would start by re-reading the
+    event that ended the failed try, and fail the same way without doing anything. The deferrable operators and
+    sensors then start the try afresh (a create adopts what the earlier try made). Never true from Airflow 3.1.
+    """
+    deferred = event.get("try_number")
+    if deferred is None or int(deferred) == try_number(context):
+        return False
+    log.warning(
+        "Try %s resumed with the event of try %s (an Airflow 3.0 retry); starting this try afresh.",
+        try_number(context),
+        deferred,
+    )
+    return True
+
+
+def conclude(event: Mapping[str, Any], *, sensor: bool = False) -> dict[str, Any]:
+    """
+    Success returns the latest answer of every schedule (by id). A ProcessStatus that failed ends the task
+    without retries (a retry would find the same ended schedule); an error or a timeout is an ordinary failure.
+    """
+    outcome, message = event.get("outcome"), str(event.get("message", ""))
+    if outcome == "success":
+        schedules: dict[str, Any] = dict(event.get("schedules") or {})
+        return schedules
+    if outcome == "timeout":
+        raise AirflowSensorTimeout(message) if sensor else AirflowException(message)
+    if outcome == "failure" and event.get("ended_status"):
+        raise AirflowFailException(message)
+    raise AirflowException(message or f"unexpected event {dict(event)!r}")
