@@ -5,9 +5,10 @@ Steps: start the emulator on a free port (its connection URI goes to a 0600 file
 throwaway AIRFLOW_HOME with a SQLite metadata database, point ``messaging_platform_default`` at the emulator
 through an environment variable, read the seeded account's ids from the emulator (``GET /_emulator/seed``), run
 each DAG with those ids as its params (``airflow dags test <dag id> --conf '<json>'``, as a user passes their
-account's ids), print a table of DAG id, final state, duration, what it created and deleted on the platform (from
-the emulator's request record) and the params it got, scan all output and log files for the API secret, stop the
-emulator. Exits non-zero if any DAG fails or the secret leaks.
+account's ids; all in one process, ``scripts/dags_test.py``, so that Airflow starts once), print a table of DAG id,
+final state, duration, what it created and deleted on the platform (from the emulator's request record) and the
+params it got, scan all output and log files for the API secret, stop the emulator. Exits non-zero if any DAG
+fails or the secret leaks.
 The convention is one DAG per file, named like its DAG id.
 """
 
@@ -66,9 +67,13 @@ def run(cmd: list[str], env: dict[str, str], log: Path) -> tuple[int, float]:
     return code, time.monotonic() - started
 
 
-def changes_since(control: str, seq: int) -> tuple[str, str, int]:
-    """What the platform created and deleted since request ``seq``: counts per resource, from the emulator's record."""
+def changes_since(control: str, seq: int, until: int | None = None) -> tuple[str, str, int]:
+    """
+    What the platform created and deleted after request ``seq`` (up to request ``until``): counts per resource, from
+    the emulator's record; and the last request's number.
+    """
     records = requests.get(f"{control}/requests", params={"since": seq}, timeout=10).json()
+    records = [r for r in records if until is None or r["seq"] <= until]
     created: Counter[str] = Counter()
     deleted: Counter[str] = Counter()
     for record in records:
@@ -135,22 +140,26 @@ def main() -> int:
         # The key-rotation example writes the new secret through Airflow's REST API: give it a real API server
         # on this home, and the database connection it rotates.
         os.environ["AIRFLOW_HOME"] = str(home)  # whatever of Airflow this process loads stays in the demo home
-        from messaging_platform_emulator.airflow_api_server import airflow_cli, start_for_rotation_example, wire_secrets
+        from messaging_platform_emulator.airflow_api_server import start_for_rotation_example, wire_secrets
 
         api_server = start_for_rotation_example(home, env, uri)
         print(f"Airflow API server for the rotation example: {api_server.url}")
         *_, seq = changes_since(control, seq)  # the table counts only what each DAG created and deleted
-        for dag_id in dag_ids:
-            log = home / f"{dag_id}.log"
-            conf = ["--conf", json.dumps(params[dag_id])] if dag_id in params else []
-            # Airflow's own CLI, its output filtered at [logging] logging_level on every Airflow version (3.0 prints
-            # debug lines there, secrets among them: AIRFLOW_CLI).
-            code, took = run([*airflow_cli(), "dags", "test", dag_id, *conf], env, log)
-            created, deleted, seq = changes_since(control, seq)
-            results.append((dag_id, "success" if code == 0 else "failed", took, created, deleted))
-            if code != 0:
-                print(f"--- last lines of {log} ---")
-                print("\n".join(log.read_text().splitlines()[-60:]))
+        # Every DAG through Airflow's CLI (`airflow dags test <dag id> --conf <json>`), all in one process so that
+        # Airflow starts once (scripts/dags_test.py); its output, filtered at [logging] logging_level on every
+        # Airflow version (3.0 prints debug lines there, secrets among them), goes to one log.
+        plan = home / "dags-test-plan.json"
+        root = control.removesuffix("/_emulator")
+        plan.write_text(json.dumps({"emulator": root, "dags": [{"dag_id": d, "conf": params.get(d)} for d in dag_ids]}))
+        log, report = home / "dags-test.log", home / "dags-test-results.jsonl"
+        code, _ = run([sys.executable, str(REPO / "scripts" / "dags_test.py"), str(plan), str(report)], env, log)
+        for line in report.read_text().splitlines() if report.exists() else []:
+            result = json.loads(line)
+            created, deleted, seq = changes_since(control, seq, until=result["last_request"])
+            results.append((result["dag_id"], result["state"], result["seconds"], created, deleted))
+        if code != 0 or len(results) != len(dag_ids):
+            print(f"--- last lines of {log} ---")
+            print("\n".join(log.read_text().splitlines()[-80:]))
         # Every secret that went over the wire: the seeded key's, and those of the keys the rotation example made.
         secrets = {secret, *wire_secrets(control)} - {""}
     finally:
