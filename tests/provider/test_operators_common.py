@@ -15,14 +15,13 @@ import messaging_platform_provider.operators as operators
 from messaging_platform_provider.client.fields import keys
 from messaging_platform_provider.client.operations import OPERATIONS
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
-from messaging_platform_provider.waiting.completion import WAIT_ARGUMENTS
 from sample_resources import SampleResources
 
 HERE = Path(__file__).resolve().parent
 READS = [name for name, op in OPERATIONS.items() if op.method == "GET"]
 WRITES = [name for name, op in OPERATIONS.items() if op.method != "GET"]
 #: Operator parameters that are neither a path value nor a body field: how the task behaves, not what it sends.
-TASK_OPTIONS = {"extra", "include_secret", *WAIT_ARGUMENTS}
+TASK_OPTIONS = {"extra", "include_secret"}
 
 
 def operator_class(name: str) -> type:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from messaging_platform_provider.client.bodies import ScheduleFields, ScheduleOptions
@@ -14,7 +14,6 @@ from messaging_platform_provider.operators.base import (
     MessagingPlatformCreateOperator,
 )
 from messaging_platform_provider.waiting.completion import WAIT_TEMPLATE_FIELDS, WaitForSchedulesMixin
-from messaging_platform_provider.waiting.decision import DEFAULT_MAX_TRANSIENT_ERRORS
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -70,14 +69,8 @@ class MessagingPlatformCreateScheduleOperator(WaitForSchedulesMixin, MessagingPl
     :param week_day: Weekly only (required there): ``"MON, THU"`` or a list of day names.
     :param month_day: Monthly only (required there): ``"1,15"``, an int or a list of ints.
     :param idempotent: a retry adopts a schedule of the action with the same definition instead of adding one.
-    :param wait_for_completion: wait until the schedule's ProcessStatus is terminal; the XCom is then the
-        schedule as last read. A retry of a waiting task finds the schedule it created and waits on it again.
-    :param deferrable: wait in the triggerer (default ``[operators] default_deferrable``).
-    :param poll_interval: seconds between reads while waiting.
-    :param wait_timeout: seconds to wait at most (an absolute deadline is fixed when the wait starts).
-    :param success_statuses: statuses that end the wait successfully (default Completed).
-    :param failure_statuses: statuses that fail the task (default Failed, Aborted).
-    :param max_transient_errors: transient errors in a row tolerated while waiting.
+    :param wait_for_completion: and the other wait options: see ``WaitForSchedulesMixin``; the XCom is then the
+        schedule as last read.
     """
 
     operation = Operations.create_schedule
@@ -94,13 +87,6 @@ class MessagingPlatformCreateScheduleOperator(WaitForSchedulesMixin, MessagingPl
         week_day: Any = None,
         month_day: Any = None,
         extra: Mapping[str, Any] | None = None,
-        wait_for_completion: bool = False,
-        deferrable: bool | None = None,
-        poll_interval: float = 10.0,
-        wait_timeout: float | None = None,
-        success_statuses: Iterable[str] | None = None,
-        failure_statuses: Iterable[str] | None = None,
-        max_transient_errors: int = DEFAULT_MAX_TRANSIENT_ERRORS,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -112,15 +98,6 @@ class MessagingPlatformCreateScheduleOperator(WaitForSchedulesMixin, MessagingPl
         self.week_day = week_day
         self.month_day = month_day
         self.extra = extra
-        self._init_wait(
-            wait_for_completion=wait_for_completion,
-            deferrable=deferrable,
-            poll_interval=poll_interval,
-            wait_timeout=wait_timeout,
-            success_statuses=success_statuses,
-            failure_statuses=failure_statuses,
-            max_transient_errors=max_transient_errors,
-        )
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
         schedule = hook.create_schedule(

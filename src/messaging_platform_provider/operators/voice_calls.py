@@ -14,7 +14,6 @@ from messaging_platform_provider.operators.base import (
     MessagingPlatformCreateOperator,
 )
 from messaging_platform_provider.waiting.completion import WAIT_TEMPLATE_FIELDS, WaitForSchedulesMixin
-from messaging_platform_provider.waiting.decision import DEFAULT_MAX_TRANSIENT_ERRORS
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -65,7 +64,7 @@ class MessagingPlatformCreatePushVoiceCallOperator(WaitForSchedulesMixin, Messag
     :param idempotent: a retry adopts an action with the same targets and content created after the first try
         began (needs Airflow's task state store, 3.3+; without it a retry sends the create again).
     :param wait_for_completion: wait until every schedule of the new action has a terminal ProcessStatus; the
-        XCom's ``Schedules`` are then the schedules as last read. Same wait options as the schedule create.
+        XCom's ``Schedules`` are then the schedules as last read. The other wait options: ``WaitForSchedulesMixin``.
     """
 
     operation = Operations.create_push_voice_call
@@ -85,25 +84,9 @@ class MessagingPlatformCreatePushVoiceCallOperator(WaitForSchedulesMixin, Messag
         execute_now: bool | None = None,
         schedules: Iterable[Mapping[str, Any]] | None = None,
         extra: Mapping[str, Any] | None = None,
-        wait_for_completion: bool = False,
-        deferrable: bool | None = None,
-        poll_interval: float = 10.0,
-        wait_timeout: float | None = None,
-        success_statuses: Iterable[str] | None = None,
-        failure_statuses: Iterable[str] | None = None,
-        max_transient_errors: int = DEFAULT_MAX_TRANSIENT_ERRORS,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        self._init_wait(
-            wait_for_completion=wait_for_completion,
-            deferrable=deferrable,
-            poll_interval=poll_interval,
-            wait_timeout=wait_timeout,
-            success_statuses=success_statuses,
-            failure_statuses=failure_statuses,
-            max_transient_errors=max_transient_errors,
-        )
         self.channels = channels
         self.targets = targets
         self.contact_list_ids = contact_list_ids

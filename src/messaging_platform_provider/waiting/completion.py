@@ -10,46 +10,48 @@ from collections.abc import Iterable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+from messaging_platform_provider.waiting.decision import DEFAULT_MAX_TRANSIENT_ERRORS, WaitRules
 from messaging_platform_provider.waiting.outcome import conclude, default_deferrable, resumed_by_earlier_try, try_number
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
 
 WAIT_TEMPLATE_FIELDS = ("wait_timeout",)
-#: The constructor arguments of ``wait_for_completion``, passed on by the operators that offer it.
-WAIT_ARGUMENTS = (
-    "wait_for_completion",
-    "deferrable",
-    "poll_interval",
-    "wait_timeout",
-    "success_statuses",
-    "failure_statuses",
-    "max_transient_errors",
-)
 
 
 class WaitForSchedulesMixin:
     """
     ``wait_for_completion``: after creating, wait until the schedules' ProcessStatus is terminal, in the worker
-    (``deferrable=False``) or in the triggerer (``deferrable=True``; default ``[operators] default_deferrable``).
+    (``deferrable=False``) or in the triggerer (``deferrable=True``). Put before the operator base class, so that
+    these parameters are taken here and the others passed on.
+
+    :param wait_for_completion: wait until every schedule the task created has a terminal ProcessStatus; the
+        XCom then holds the schedules as last read. A retry of a waiting task finds what it created and waits on
+        it again.
+    :param deferrable: wait in the triggerer (default ``[operators] default_deferrable``).
+    :param poll_interval: seconds between reads while waiting.
+    :param wait_timeout: seconds to wait at most (an absolute deadline is fixed when the wait starts); templated.
+    :param success_statuses: statuses that end the wait successfully (default Completed).
+    :param failure_statuses: statuses that fail the task (default Failed, Aborted).
+    :param max_transient_errors: transient errors in a row tolerated while waiting.
     """
 
     messaging_platform_conn_id: str
     account: int | None
 
-    def _init_wait(
+    def __init__(
         self,
         *,
-        wait_for_completion: bool,
-        deferrable: bool | None,
-        poll_interval: float,
-        wait_timeout: float | None,
-        success_statuses: Iterable[str] | None,
-        failure_statuses: Iterable[str] | None,
-        max_transient_errors: int,
+        wait_for_completion: bool = False,
+        deferrable: bool | None = None,
+        poll_interval: float = 10.0,
+        wait_timeout: float | None = None,
+        success_statuses: Iterable[str] | None = None,
+        failure_statuses: Iterable[str] | None = None,
+        max_transient_errors: int = DEFAULT_MAX_TRANSIENT_ERRORS,
+        **kwargs: Any,
     ) -> None:
-        from messaging_platform_provider.waiting.decision import WaitRules
-
+        super().__init__(**kwargs)
         self.wait_for_completion = wait_for_completion
         self.deferrable = default_deferrable() if deferrable is None else deferrable
         self.poll_interval = poll_interval
