@@ -40,7 +40,19 @@ class MessagingPlatformListApiKeysOperator(MessagingPlatformBaseOperator):
         return hook.list_api_keys(account_id=self.account)
 
 
-class MessagingPlatformGetApiKeyOperator(MessagingPlatformBaseOperator):
+class _SecretAnswer:
+    """
+    For the operations that answer with a key's secret. Put before the operator base class.
+
+    :param include_secret: push the ``Secret`` to XCom (masked in logs); by default it is left out.
+    """
+
+    def __init__(self, *, include_secret: bool = False, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.include_secret = include_secret
+
+
+class MessagingPlatformGetApiKeyOperator(_SecretAnswer, MessagingPlatformBaseOperator):
     """
     Get one API key; returns it without ``Secret`` unless ``include_secret=True``. ``key_id`` is templated.
     """
@@ -48,16 +60,15 @@ class MessagingPlatformGetApiKeyOperator(MessagingPlatformBaseOperator):
     operation = Operations.get_api_key
     template_fields = (*BASE_TEMPLATE_FIELDS, "key_id")
 
-    def __init__(self, *, key_id: int | str, include_secret: bool = False, **kwargs: Any) -> None:
+    def __init__(self, *, key_id: int | str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.key_id = key_id
-        self.include_secret = include_secret
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
         return hook.get_api_key(self.key_id, account_id=self.account)
 
 
-class MessagingPlatformCreateApiKeyOperator(MessagingPlatformCreateOperator):
+class MessagingPlatformCreateApiKeyOperator(_SecretAnswer, MessagingPlatformCreateOperator):
     """
     Create an API key; returns it without ``Secret`` unless ``include_secret=True``. Templated.
 
@@ -77,7 +88,6 @@ class MessagingPlatformCreateApiKeyOperator(MessagingPlatformCreateOperator):
         key_type: int | str = "Common",
         valid_to: Any = None,
         extra: Mapping[str, Any] | None = None,
-        include_secret: bool = False,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -85,7 +95,6 @@ class MessagingPlatformCreateApiKeyOperator(MessagingPlatformCreateOperator):
         self.key_type = key_type
         self.valid_to = valid_to
         self.extra = extra
-        self.include_secret = include_secret
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
         options = self.declared_values(ApiKeyOptions)
@@ -94,7 +103,7 @@ class MessagingPlatformCreateApiKeyOperator(MessagingPlatformCreateOperator):
         )
 
 
-class MessagingPlatformChangeApiKeySecretOperator(MessagingPlatformBaseOperator):
+class MessagingPlatformChangeApiKeySecretOperator(_SecretAnswer, MessagingPlatformBaseOperator):
     """
     Have the platform generate a new secret for a key; the old secret stops working at once. Returns the key
     without ``Secret`` unless ``include_secret=True``. For rotation that cannot lock anyone out, use the
@@ -104,10 +113,9 @@ class MessagingPlatformChangeApiKeySecretOperator(MessagingPlatformBaseOperator)
     operation = Operations.change_api_key_secret
     template_fields = (*BASE_TEMPLATE_FIELDS, "key_id")
 
-    def __init__(self, *, key_id: int | str, include_secret: bool = False, **kwargs: Any) -> None:
+    def __init__(self, *, key_id: int | str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.key_id = key_id
-        self.include_secret = include_secret
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
         return hook.change_api_key_secret(self.key_id, account_id=self.account)
