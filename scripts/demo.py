@@ -26,8 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-import requests
-
+from messaging_platform_emulator.control_client import EmulatorControl
 from messaging_platform_emulator.process import spawn as spawn_emulator
 
 REPO = Path(__file__).resolve().parent.parent
@@ -67,13 +66,12 @@ def run(cmd: list[str], env: dict[str, str], log: Path) -> tuple[int, float]:
     return code, time.monotonic() - started
 
 
-def changes_since(control: str, seq: int, until: int | None = None) -> tuple[str, str, int]:
+def changes_since(control: EmulatorControl, seq: int, until: int | None = None) -> tuple[str, str, int]:
     """
     What the platform created and deleted after request ``seq`` (up to request ``until``): counts per resource, from
     the emulator's record; and the last request's number.
     """
-    records = requests.get(f"{control}/requests", params={"since": seq}, timeout=10).json()
-    records = [r for r in records if until is None or r["seq"] <= until]
+    records = [r for r in control.requests(since=seq) if until is None or r["seq"] <= until]
     created: Counter[str] = Counter()
     deleted: Counter[str] = Counter()
     for record in records:
@@ -120,13 +118,14 @@ def main() -> int:
         "AIRFLOW_CONN_MESSAGING_PLATFORM_DEFAULT": uri,
         **{f"AIRFLOW_VAR_{name.upper()}": value for name, value in VARIABLES.items()},
     }
-    control = parse_qs(urlsplit(uri).query)["base_url"][0].removesuffix("/api/v2.1") + "/_emulator"
+    root = parse_qs(urlsplit(uri).query)["base_url"][0].removesuffix("/api/v2.1")
+    control = EmulatorControl(root)
     seq = 0
     params: dict[str, dict[str, Any]] = {}
     results: list[tuple[str, str, float, str, str]] = []
     api_server = None
     try:
-        params = dag_params(requests.get(f"{control}/seed", timeout=10).json(), home)
+        params = dag_params(control.seed(), home)
         print("Params from the emulator's seed (GET /_emulator/seed), passed with `airflow dags test <dag id> --conf`:")
         for dag_id in dag_ids:
             print(f"  {dag_id}: {json.dumps(params[dag_id]) if dag_id in params else '-'}")
@@ -149,7 +148,6 @@ def main() -> int:
         # Airflow starts once (scripts/dags_test.py); its output, filtered at [logging] logging_level on every
         # Airflow version (3.0 prints debug lines there, secrets among them), goes to one log.
         plan = home / "dags-test-plan.json"
-        root = control.removesuffix("/_emulator")
         plan.write_text(json.dumps({"emulator": root, "dags": [{"dag_id": d, "conf": params.get(d)} for d in dag_ids]}))
         log, report = home / "dags-test.log", home / "dags-test-results.jsonl"
         code, _ = run([sys.executable, str(REPO / "scripts" / "dags_test.py"), str(plan), str(report)], env, log)
@@ -161,10 +159,11 @@ def main() -> int:
             print(f"--- last lines of {log} ---")
             print("\n".join(log.read_text().splitlines()[-80:]))
         # Every secret that went over the wire: the seeded key's, and those of the keys the rotation example made.
-        secrets = {secret, *wire_secrets(control)} - {""}
+        secrets = {secret, *wire_secrets(root + "/_emulator")} - {""}
     finally:
         if api_server is not None:
             api_server.stop()
+        control.close()
         emulator.terminate()
         emulator.wait(timeout=15)
 
