@@ -36,6 +36,19 @@ class StateStore(Protocol):
     def set(self, key: str, value: Any) -> None: ...
 
 
+class MemoryStateStore:
+    """A ``StateStore`` in memory, for work that has no task state store: its state lives as long as the object."""
+
+    def __init__(self) -> None:
+        self.data: dict[str, Any] = {}
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.data.get(key, default)
+
+    def set(self, key: str, value: Any) -> None:
+        self.data[key] = value
+
+
 @dataclass(frozen=True)
 class CreateOnce:
     """A run-scoped token and, where Airflow has one, the task state store that survives retries."""

@@ -15,7 +15,7 @@ from typing import Any
 from messaging_platform_provider.client.api import ApiMethods
 from messaging_platform_provider.client.client import MessagingPlatformClient
 from messaging_platform_provider.client.errors import MessagingPlatformApiError
-from messaging_platform_provider.client.once import CreateOnce, StateStore
+from messaging_platform_provider.client.once import CreateOnce, MemoryStateStore, StateStore
 from messaging_platform_provider.rotation.credentials import Credential, scrub
 from messaging_platform_provider.rotation.outcome import CHECK_TARGET, RotationError
 from messaging_platform_provider.rotation.targets import CredentialTarget
@@ -36,19 +36,6 @@ class NewKey:
     @property
     def key(self) -> str:
         return self.credential.key
-
-
-class MemoryStore:
-    """Used when no task state store is given: state lives as long as the rotation object."""
-
-    def __init__(self) -> None:
-        self.data: dict[str, Any] = {}
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return self.data.get(key, default)
-
-    def set(self, key: str, value: Any) -> None:
-        self.data[key] = value
 
 
 def verify_by_listing_campaigns(client: MessagingPlatformClient) -> None:
@@ -95,7 +82,7 @@ class RotationBase:
                 "No task state store: a retry after the new key was stored cannot tell which key was the old one "
                 "and will stop before revoking anything."
             )
-            store = MemoryStore()
+            store = MemoryStateStore()
             once = CreateOnce(once.token, store)
         else:
             store = once.store
