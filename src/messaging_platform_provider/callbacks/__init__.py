@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from messaging_platform_provider.callbacks.filters import CallbackFilter
     from messaging_platform_provider.callbacks.models import CALLBACK_TYPES, CallbackValidationError, parse_callback
-    from messaging_platform_provider.callbacks.store import CallbackStore, NewCallback, StoredCallback
+    from messaging_platform_provider.callbacks.schema import NewCallback, StoredCallback
+    from messaging_platform_provider.callbacks.store import CallbackStore
 
 # Loaded on first use: a DAG file that declares an AssetWatcher should not build pydantic models and tables.
 _WHERE = {
@@ -20,8 +21,8 @@ _WHERE = {
     "CallbackFilter": "filters",
     "CallbackStore": "store",
     "CallbackValidationError": "models",
-    "NewCallback": "store",
-    "StoredCallback": "store",
+    "NewCallback": "schema",
+    "StoredCallback": "schema",
     "parse_callback": "models",
 }
 

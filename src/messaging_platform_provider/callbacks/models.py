@@ -18,14 +18,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-KEYWORD, DIALOG, STOP, NEW_ACCOUNT, INCOMING_MESSAGE = 1, 3, 6, 8, 11
-CALLBACK_TYPES: dict[str, int] = {
-    "Keyword": KEYWORD,
-    "Dialog": DIALOG,
-    "Stop": STOP,
-    "NewAccount": NEW_ACCOUNT,
-    "IncomingMessage": INCOMING_MESSAGE,
-}
+from messaging_platform_provider.client.bodies import (
+    CALLBACK_TYPES,
+    DIALOG,
+    INCOMING_MESSAGE,
+    KEYWORD,
+    NEW_ACCOUNT,
+    STOP,
+)
+
 CALLBACK_TYPE_NAMES = {number: name for name, number in CALLBACK_TYPES.items()}
 TOKEN_FIELD = "CallbackToken"
 

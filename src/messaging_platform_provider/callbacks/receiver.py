@@ -42,8 +42,9 @@ from messaging_platform_provider.callbacks.models import (
     find_token,
     parse_callback,
 )
+from messaging_platform_provider.callbacks.schema import NewCallback
 from messaging_platform_provider.callbacks.settings import parse_token, resolve_bind_tokens, resolve_tokens
-from messaging_platform_provider.callbacks.store import CallbackStore, NewCallback
+from messaging_platform_provider.callbacks.store import CallbackStore
 from messaging_platform_provider.callbacks.writer import MAX_BATCH, BatchWriter, CallbackRejected, StoreUnavailable
 
 __all__ = ["MAX_BATCH", "BatchWriter", "Receiver", "StoreUnavailable", "create_receiver_app"]

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 
 from sqlalchemy.exc import DataError, IntegrityError, StatementError
 
-from messaging_platform_provider.callbacks.store import CallbackStore, NewCallback
+from messaging_platform_provider.callbacks.schema import NewCallback
+from messaging_platform_provider.callbacks.store import CallbackStore
 
 log = logging.getLogger(__name__)
 

@@ -35,7 +35,15 @@ CAMPAIGN_TYPES = {"Gateway": 0, "Basic": 1, "Dialog": 2, "Question": 3, "Coupon"
 COUPON_TYPES = {"Static": 0, "Dynamic": 1, "External": 2}
 VALID_DATE_TYPES = {"None": 0, "Static": 1, "Rolling": 2}
 API_KEY_TYPES = {"Common": 2, "Temporary": 3}
-CALLBACK_TYPES = {"Keyword": 1, "Dialog": 3, "Stop": 6, "NewAccount": 8, "IncomingMessage": 11}
+KEYWORD, DIALOG, STOP, NEW_ACCOUNT, INCOMING_MESSAGE = 1, 3, 6, 8, 11
+#: The events the platform posts to a callback record's URL (spec 2.5, 6); the receiver takes the same types.
+CALLBACK_TYPES = {
+    "Keyword": KEYWORD,
+    "Dialog": DIALOG,
+    "Stop": STOP,
+    "NewAccount": NEW_ACCOUNT,
+    "IncomingMessage": INCOMING_MESSAGE,
+}
 FILTER_GROUP_OPERATORS = ("AND", "OR")
 MAX_CODE_LENGTH = 100
 AUDIO_SUFFIXES = (".mp3", ".wav")
