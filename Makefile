@@ -37,8 +37,10 @@ lint: venv
 typecheck: venv
 	$(BIN)/mypy
 
+# Two workers (pytest-xdist); the tests that share the session's Airflow API server run on one of them (their
+# xdist_group). A plain `pytest path/to/test.py` stays in one process.
 pytest: venv postgres
-	$(BIN)/pytest
+	$(BIN)/pytest -n 2 --dist loadgroup
 
 # The callback receiver's tests also run against a real PostgreSQL 15 server they start and stop themselves
 # (Debian's package; installed here when missing and we are root).
@@ -49,7 +51,7 @@ test: lint typecheck pytest
 
 # The property-based tests with 20 times `make test`'s example budget: every receiver property over SQLite and
 # PostgreSQL, and every operation's path and query values (docs/reliability.md has the figures).
-FUZZ_TESTS := tests/callbacks/test_receiver_properties.py tests/provider/test_path_values.py
+FUZZ_TESTS := tests/callbacks/test_receiver_properties.py tests/client/test_path_values.py
 fuzz: venv postgres
 	HYPOTHESIS_PROFILE=long $(BIN)/pytest -q -p no:cacheprovider --hypothesis-show-statistics $(FUZZ_TESTS)
 
@@ -70,12 +72,12 @@ soak: venv
 # The connection form in headless Chromium (Debian's package; installed here when missing and we are root).
 browser-test: venv
 	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || { echo "browser-test needs Debian's chromium package (apt-get install chromium)"; exit 1; }
-	$(BIN)/pytest -m browser tests/browser
+	$(BIN)/pytest -m browser tests/integration/browser
 
 # Scenarios against a real multi-process Airflow deployment on loopback (PostgreSQL, the emulator, API server,
 # scheduler, DAG processor, triggerer), through Airflow's REST API; a table of results, run folder under build/.
 system-test: venv postgres
-	$(BIN)/pytest -p no:randomly -p no:cacheprovider -m system tests/system -s --tb=short
+	$(BIN)/pytest -p no:randomly -p no:cacheprovider -m system tests/integration/system -s --tb=short
 
 # Every supported Airflow (3.0-3.3): the sdist and wheel pass `twine check`, then the whole suite runs in a fresh venv
 # per version holding the built wheel and that version's pins (requirements/); two versions run side by side, each

@@ -54,6 +54,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import psutil
 import requests
 
+from messaging_platform_emulator.control_client import EmulatorControl
 from messaging_platform_emulator.process import spawn as spawn_emulator
 
 CONN_ID = "messaging_platform_default"
@@ -72,31 +73,21 @@ TARGET_CONNECTIONS = 20
 
 
 class Emulator:
-    """Control calls on one kept-alive connection; platform calls (schedule creation) on another."""
+    """
+    Platform calls (schedule creation) on one kept-alive connection; ``control``, the emulator's control client,
+    opens a connection per call and closes it after the answer, so the bench holds no connection of its own while
+    the clients under test run (a read of ``control.connections()`` counts its own in ``opened`` and ``open``).
+    """
 
     def __init__(self, uri: str) -> None:
         parts = urlsplit(uri)
         self.extra = {k: v[0] for k, v in parse_qs(parts.query).items()}
         self.key, self.secret = unquote(parts.username or ""), unquote(parts.password or "")
         self.base_url = self.extra["base_url"]
-        self.root = self.base_url.split("/api/", 1)[0]
         self.account = int(self.extra["account_id"])
-        self.control_http = requests.Session()
+        self.control = EmulatorControl(self.base_url.split("/api/", 1)[0])
         self.api_http = requests.Session()
         self.api_http.auth = (self.key, self.secret)
-
-    def control(self, method: str, path: str, **kwargs: Any) -> Any:
-        response = self.control_http.request(method, f"{self.root}/_emulator{path}", timeout=10, **kwargs)
-        response.raise_for_status()
-        return response.json()
-
-    def connections(self) -> dict[str, int]:
-        """The emulator's TCP counts, read on a connection of its own (counted in ``opened`` and ``open``)."""
-        self.control_http.close()  # the bench holds no connection while the clients under test run
-        response = requests.get(f"{self.root}/_emulator/connections", headers={"Connection": "close"}, timeout=10)
-        response.raise_for_status()
-        counts: dict[str, int] = response.json()
-        return counts
 
     def airflow_connection(self) -> str:
         return json.dumps(
@@ -123,7 +114,7 @@ def create_schedules(emu: Emulator, count: int, first_done: float, spread: float
         target = first_done + (spread * b / (batches - 1) if batches > 1 else 0.0)
         processing = 1.0 + b % 4  # 1-4 s Processing, the rest Pending
         pending = max(0.0, target - time.monotonic() - processing)
-        emu.control("POST", "/schedule-behaviour", json={"pending_seconds": pending, "processing_seconds": processing})
+        emu.control.set_schedule_behaviour(pending_seconds=pending, processing_seconds=processing)
         for _ in range(min(batch, count - len(planned))):
             sent = time.monotonic()
             response = emu.api_http.post(url, json=body, timeout=10)
@@ -132,7 +123,7 @@ def create_schedules(emu: Emulator, count: int, first_done: float, spread: float
                 raise SystemExit(f"creating a schedule failed: {response.status_code} {response.text}")
             half = (answered - sent) / 2
             planned.append(Planned(int(response.json()["Id"]), sent + half + pending + processing, half))
-    emu.api_http.close()  # only the control connection stays open
+    emu.api_http.close()  # no connection of the bench stays open
     return planned
 
 
@@ -344,12 +335,12 @@ def trigger_wait(emu: Emulator, emulator_pid: int, label: str, args: argparse.Na
     # Creating takes ~1-2 ms per schedule: leave that much before the triggers start.
     ready_at = time.monotonic() + 0.3 + args.triggers * 0.0012
     planned = create_schedules(emu, args.triggers, ready_at + args.first_done, args.spread, args.batch)
-    before = emu.connections()
+    before = emu.control.connections()
     sched_before = sched_seconds(os.getpid()), sched_seconds(emulator_pid)
     run = asyncio.run(run_triggers(label, planned, args.poll_interval))
     sched_after = sched_seconds(os.getpid()), sched_seconds(emulator_pid)
     time.sleep(0.5)  # the closes of the shared pool's connections reach the emulator
-    run.connections_before, run.connections_after = before, emu.connections()
+    run.connections_before, run.connections_after = before, emu.control.connections()
     run.bench_sched, run.emulator_sched = (
         (after[0] - start[0], after[1] - start[1]) for start, after in zip(sched_before, sched_after, strict=True)
     )
@@ -562,9 +553,9 @@ def main() -> int:
         # The poke sample: its own schedules, completing 3-8 s after the threads start.
         ready_at = time.monotonic() + 0.3 + args.pokes * 0.01
         poke_planned = create_schedules(emu, args.pokes, ready_at + 3.0, 5.0, 1)
-        poke_before = emu.connections()
+        poke_before = emu.control.connections()
         pokes = run_pokes(poke_planned, args.poke_interval)
-        poke_opened = emu.connections()["opened"] - poke_before["opened"] - 1
+        poke_opened = emu.control.connections()["opened"] - poke_before["opened"] - 1
     finally:
         proc.terminate()
         proc.wait(timeout=15)

@@ -139,7 +139,8 @@ def main() -> int:
         # The key-rotation example writes the new secret through Airflow's REST API: give it a real API server
         # on this home, and the database connection it rotates.
         os.environ["AIRFLOW_HOME"] = str(home)  # whatever of Airflow this process loads stays in the demo home
-        from messaging_platform_emulator.airflow_api_server import start_for_rotation_example, wire_secrets
+        sys.path.insert(0, str(REPO))  # the Airflow API-server harness is a test helper (tests/support)
+        from tests.support.airflow_api_harness import start_for_rotation_example, wire_secrets
 
         api_server = start_for_rotation_example(home, env, uri)
         print(f"Airflow API server for the rotation example: {api_server.url}")

@@ -2,12 +2,13 @@
 Inject a failure at every failure point of the API key rotation and print what each one left behind.
 
 Starts the emulator and an Airflow API server (simple auth manager, all-admins) on loopback with a throwaway
-AIRFLOW_HOME, then runs ``airflow dags test messaging_platform_test_rotation_failures`` (tests/dags): one task per
-failure point, each giving the database connection ``messaging_platform_rotated`` a fresh key, injecting the failure,
-running the rotation, and checking the connection as workers read it with a real platform call; then the same again
-as a retry of the task. Prints a markdown table (failure point, error raised, whether the credential in the target
-works, lockout, keys left, what a retry does), the full error messages, a run of the example DAG
-``messaging_platform_api_key_rotation`` under ``airflow dags test``, and a scan of every file left for any secret.
+AIRFLOW_HOME, then runs ``airflow dags test messaging_platform_test_rotation_failures`` (tests/integration/dags):
+one task per failure point, each giving the database connection ``messaging_platform_rotated`` a fresh key,
+injecting the failure, running the rotation, and checking the connection as workers read it with a real platform
+call; then the same again as a retry of the task. Prints a markdown table (failure point, error raised, whether the
+credential in the target works, lockout, keys left, what a retry does), the full error messages, a run of the
+example DAG ``messaging_platform_api_key_rotation`` under ``airflow dags test``, and a scan of every file left for
+any secret.
 
     .venv/bin/python scripts/rotation_failure_table.py
 
@@ -29,8 +30,12 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
+TEST_DAGS = REPO / "tests" / "integration" / "dags"
 
-from messaging_platform_emulator.airflow_api_server import (  # noqa: E402
+sys.path.insert(0, str(REPO))  # the Airflow API-server harness is a test helper (tests/support)
+from messaging_platform_emulator.control_client import EmulatorControl  # noqa: E402
+from messaging_platform_emulator.process import spawn as spawn_emulator  # noqa: E402
+from tests.support.airflow_api_harness import (  # noqa: E402
     AirflowApiServer,
     files_containing,
     manager_from_uri,
@@ -38,7 +43,6 @@ from messaging_platform_emulator.airflow_api_server import (  # noqa: E402
     wire_secrets,
     xcom_value,
 )
-from messaging_platform_emulator.process import spawn as spawn_emulator  # noqa: E402
 
 FAILURE_DAG = "messaging_platform_test_rotation_failures"
 EXAMPLE_DAG = "messaging_platform_api_key_rotation"
@@ -104,7 +108,7 @@ def main() -> int:
     home = Path(tempfile.mkdtemp(prefix="messaging-platform-rotation-"))
     bundles = [
         {"name": name, "classpath": "airflow.dag_processing.bundles.local.LocalDagBundle", "kwargs": {"path": str(p)}}
-        for name, p in (("examples", REPO / "dags"), ("tests", REPO / "tests" / "dags"))
+        for name, p in (("examples", REPO / "dags"), ("tests", TEST_DAGS))
     ]
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith(("AIRFLOW_CONN_", "AIRFLOW__"))},
@@ -130,7 +134,7 @@ def main() -> int:
         env["AIRFLOW_CONN_MESSAGING_PLATFORM_DEFAULT"] = uri
         env["AIRFLOW_CONN_AIRFLOW_API_DEFAULT"] = server.connection_uri
         manager = manager_from_uri(uri)
-        control = manager.base_url.removesuffix("/api/v2.1") + "/_emulator"
+        control = EmulatorControl(manager.base_url.removesuffix("/api/v2.1"))
 
         code, took = airflow(["dags", "test", FAILURE_DAG], env, home / f"{FAILURE_DAG}.log")
         print(f"`airflow dags test {FAILURE_DAG}`: {'success' if code == 0 else 'FAILED'} in {took:.1f} s")

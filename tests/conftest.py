@@ -14,14 +14,16 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
+from tests.support.paths import EXAMPLE_DAGS, TEST_DAGS
+
+# Each pytest process (each xdist worker too) has its own AIRFLOW_HOME, and with it its own metadata database.
 _HOME = tempfile.mkdtemp(prefix="messaging-platform-tests-airflow-")
 os.environ["AIRFLOW_HOME"] = _HOME
-os.environ["AIRFLOW__CORE__DAGS_FOLDER"] = str(REPO / "dags")
+os.environ["AIRFLOW__CORE__DAGS_FOLDER"] = str(EXAMPLE_DAGS)
 os.environ["AIRFLOW__CORE__LOAD_EXAMPLES"] = "False"
-# Two bundles: the example DAGs, and the test DAGs under tests/dags (dag.test() re-reads a DAG from its bundle).
+# Two bundles: the example DAGs, and the test DAGs under tests/integration/dags (dag.test() re-reads a DAG from its
+# bundle).
 os.environ["AIRFLOW__DAG_PROCESSOR__DAG_BUNDLE_CONFIG_LIST"] = json.dumps(
     [
         {
@@ -29,50 +31,21 @@ os.environ["AIRFLOW__DAG_PROCESSOR__DAG_BUNDLE_CONFIG_LIST"] = json.dumps(
             "classpath": "airflow.dag_processing.bundles.local.LocalDagBundle",
             "kwargs": {"path": str(path)},
         }
-        for name, path in (("examples", REPO / "dags"), ("tests", REPO / "tests" / "dags"))
+        for name, path in (("examples", EXAMPLE_DAGS), ("tests", TEST_DAGS))
     ]
 )
 
 import pytest  # noqa: E402
-import requests  # noqa: E402
 from hypothesis import settings  # noqa: E402
 
-from home_scan import HomeScan  # noqa: E402
 from messaging_platform_emulator.server import EmulatorServer  # noqa: E402
+from tests.support.home_scan import HomeScan  # noqa: E402
+from tests.support.platform import Platform, reset_platform  # noqa: E402
 
-
-class Platform:
-    """The running emulator as tests see it: its seed, its control endpoints and its request record."""
-
-    def __init__(self, server: EmulatorServer) -> None:
-        self.server = server
-        self.seed = server.seed
-        self.base_url = server.base_url
-        self.control = server.url + "/_emulator"
-
-    def reset(self) -> None:
-        requests.post(f"{self.control}/reset", timeout=10).raise_for_status()
-
-    def fault(self, **rule: Any) -> None:
-        requests.post(f"{self.control}/faults", json=rule, timeout=10).raise_for_status()
-
-    def requests(self) -> list[dict[str, Any]]:
-        response = requests.get(f"{self.control}/requests", timeout=10)
-        response.raise_for_status()
-        records: list[dict[str, Any]] = response.json()
-        return records
-
-    def connection_json(self, **overrides: Any) -> str:
-        extra = {"base_url": self.base_url, "account_id": self.seed.account_id}
-        extra.update(overrides.pop("extra", {}))
-        conn = {
-            "conn_type": "messaging_platform",
-            "login": self.seed.api_key,
-            "password": self.seed.api_secret,
-            "extra": extra,
-        }
-        conn.update(overrides)
-        return json.dumps(conn)
+# Fixtures that tests in several folders use: the Airflow API server (``airflow_api_server``, ``airflow_api``,
+# ``rotation_example_connections``) and the callback store and receivers (``database_url``, ``store``, ``receiver``,
+# ``receiver_for``).
+pytest_plugins = ["tests.support.airflow_api_server", "tests.support.callback_fixtures"]
 
 
 # Hypothesis budgets. `default` (used by `make test`) keeps the suite's time in check; `long` is the soak that
@@ -94,6 +67,7 @@ def airflow_db() -> None:
 
 @pytest.fixture(scope="session")
 def emulator_server() -> Iterator[EmulatorServer]:
+    """The one emulator of the session (of each xdist worker); ``platform`` and the emulator tests reset it."""
     with EmulatorServer() as server:
         yield server
 
@@ -117,11 +91,8 @@ def home_scan(airflow_db: None) -> HomeScan:
 
 @pytest.fixture
 def platform(emulator_server: EmulatorServer, monkeypatch: pytest.MonkeyPatch) -> Platform:
-    """A reset emulator, with ``messaging_platform_default`` pointing at it."""
-    handle = Platform(emulator_server)
-    handle.reset()
-    monkeypatch.setenv("AIRFLOW_CONN_MESSAGING_PLATFORM_DEFAULT", handle.connection_json())
-    return handle
+    """The session's emulator reset (``platform.control``: its control client), ``messaging_platform_default`` on it."""
+    return reset_platform(emulator_server, monkeypatch)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

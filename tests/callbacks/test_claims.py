@@ -8,12 +8,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from callback_helpers import callback
 
 from messaging_platform_provider.callbacks.claims import claim_callbacks, claim_callbacks_for_run
 from messaging_platform_provider.callbacks.models import parse_callback
 from messaging_platform_provider.callbacks.store import CallbackStore, NewCallback
 from messaging_platform_provider.triggers.callback import MessagingPlatformCallbackTrigger
+from tests.support.callback_helpers import callback
 
 
 @pytest.fixture

@@ -13,13 +13,14 @@ from typing import Any
 
 import httpx
 import pytest
-from callback_helpers import BOUND_TOKEN, TOKEN, callback, post, wait_until
 from fastapi import FastAPI
 
 from messaging_platform_provider.callbacks.models import parse_callback
 from messaging_platform_provider.callbacks.receiver import Receiver, create_receiver_app
 from messaging_platform_provider.callbacks.server import ReceiverServer
 from messaging_platform_provider.callbacks.settings import TOKENS_ENV
+from tests.support.callback_helpers import BOUND_TOKEN, TOKEN, callback, post, wait_until
+from tests.support.paths import REPO
 
 
 @pytest.fixture
@@ -278,7 +279,7 @@ def test_the_airflow_plugin_mounts_the_receiver(database_url, monkeypatch, store
 
 
 def test_the_entry_points_are_declared():
-    text = (Path(__file__).resolve().parents[2] / "setup.cfg").read_text()
+    text = (REPO / "setup.cfg").read_text()
     assert "messaging-platform-callbacks = messaging_platform_provider.callbacks.cli:main" in text
     assert (
         "messaging_platform_callbacks = messaging_platform_provider.callbacks.plugin:MessagingPlatformCallbacksPlugin"
@@ -309,6 +310,7 @@ asyncio.run(main())
 """
 
 
+@pytest.mark.slow
 def test_airflow_api_server_mounts_the_receiver_through_the_plugin_entry_point(database_url, store, tmp_path):
     """The real API server app (``airflow.api_fastapi.app.create_app``), in a subprocess: plugins load once."""
     import os

@@ -14,12 +14,12 @@ from typing import Any
 
 import httpx
 import pytest
-from callback_helpers import BOUND_TOKEN, TOKEN, callback
 
 from messaging_platform_provider.callbacks import receiver as receiver_module
 from messaging_platform_provider.callbacks.receiver import Receiver, create_receiver_app
 from messaging_platform_provider.callbacks.settings import DATABASE_URL_ENV
 from messaging_platform_provider.callbacks.store import CallbackStore
+from tests.support.callback_helpers import BOUND_TOKEN, TOKEN, callback
 
 Exchange = Callable[[httpx.AsyncClient], Awaitable[Any]]
 

@@ -13,7 +13,6 @@ from typing import Any
 
 import httpx
 import pytest
-from callback_helpers import BOUND_TOKEN, TOKEN, callback, post, transaction_sizes
 from fastapi import FastAPI
 
 from messaging_platform_provider.callbacks.plugin import LazyReceiverApp
@@ -22,6 +21,7 @@ from messaging_platform_provider.callbacks.server import ReceiverServer
 from messaging_platform_provider.callbacks.settings import BIND_TOKENS_ENV, TOKENS_ENV
 from messaging_platform_provider.callbacks.store import NewCallback
 from messaging_platform_provider.callbacks.writer import BatchWriter, CallbackRejected
+from tests.support.callback_helpers import BOUND_TOKEN, TOKEN, callback, post, transaction_sizes
 
 OTHER_TOKEN = "9a7c2e14-55d3-4f0b-8b1e-0c6d4a2f7b93"
 

@@ -14,13 +14,13 @@ from typing import Any
 
 import httpx
 import pytest
-from callback_helpers import BOUND_TOKEN, FIELDS, TOKEN, callback
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from messaging_platform_provider.callbacks.receiver import Receiver
 from messaging_platform_provider.callbacks.server import ReceiverServer
 from messaging_platform_provider.callbacks.store import CallbackStore
+from tests.support.callback_helpers import BOUND_TOKEN, FIELDS, TOKEN, callback
 
 ANSWERS = {200, 401, 413, 422}
 MAX_BODY = 8192

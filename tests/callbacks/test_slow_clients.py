@@ -8,10 +8,10 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from callback_helpers import BOUND_TOKEN, callback, post, wait_until
 
 from messaging_platform_provider.callbacks.guard import PROTOCOLS, connection_limits, guarded_protocol
 from messaging_platform_provider.callbacks.server import ReceiverServer
+from tests.support.callback_helpers import BOUND_TOKEN, callback, post, wait_until
 
 
 def slow_socket(server: ReceiverServer, head: bytes) -> socket.socket:

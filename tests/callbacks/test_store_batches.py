@@ -12,11 +12,11 @@ from datetime import datetime
 from typing import Any
 
 import pytest
-from callback_helpers import callback, transaction_sizes
 
 from messaging_platform_provider.callbacks.models import parse_callback
 from messaging_platform_provider.callbacks.store import CallbackStore, NewCallback
 from messaging_platform_provider.callbacks.writer import BatchWriter
+from tests.support.callback_helpers import callback, transaction_sizes
 
 A = "0b7f6a52-1c1e-4d5e-9f00-00000000000a"
 B = "0b7f6a52-1c1e-4d5e-9f00-00000000000b"

@@ -1,4 +1,4 @@
-"""Fixtures for the emulator tests: one server per session, reset before every test, and a callback receiver."""
+"""Fixtures for the emulator tests: the session's emulator server, reset before every test, and a callback receiver."""
 
 from __future__ import annotations
 
@@ -125,16 +125,11 @@ class CallbackSink:
         self.httpd.server_close()
 
 
-@pytest.fixture(scope="session")
-def server() -> Iterator[EmulatorServer]:
-    with EmulatorServer() as running:
-        yield running
-
-
 @pytest.fixture
-def emu(server: EmulatorServer) -> Iterator[Emu]:
-    server.control.reset()
-    handle = Emu(server)
+def emu(emulator_server: EmulatorServer) -> Iterator[Emu]:
+    """The session's emulator (``emulator_server``, shared with the ``platform`` tests), reset to its seed."""
+    emulator_server.control.reset()
+    handle = Emu(emulator_server)
     yield handle
     handle.http.close()
 

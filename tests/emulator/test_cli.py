@@ -9,12 +9,12 @@ import stat
 import subprocess
 import sys
 import threading
-from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-import requests
+from messaging_platform_emulator.control_client import EmulatorControl
+from tests.support.paths import REPO
 
-SRC = Path(__file__).resolve().parents[2] / "src"
+SRC = REPO / "src"
 
 
 def _lines(stream, sink):
@@ -41,13 +41,14 @@ def test_cli_serves_and_keeps_the_secret_out_of_its_output(tmp_path):
             seen.append(output.get(timeout=20))
         base_url = next(line for line in seen if line.startswith("Emulator base URL:")).split(": ", 1)[1].strip()
         assert base_url.startswith("http://127.0.0.1:") and base_url.endswith("/api/v2.1")
-        root = base_url.removesuffix("/api/v2.1")
-        assert requests.get(root + "/_emulator/health", timeout=5).json() == {"status": "ok"}
+        control = EmulatorControl(base_url.removesuffix("/api/v2.1"), timeout=5)
+        assert control.health() == {"status": "ok"}
 
         uri = conn_file.read_text()
         assert stat.S_IMODE(conn_file.stat().st_mode) == 0o600
         secret = unquote(urlsplit(uri).password or "")
-        assert secret and secret == requests.get(root + "/_emulator/seed", timeout=5).json()["api_secret"]
+        assert secret and secret == control.seed()["api_secret"]
+        control.close()
         printed = next(line for line in seen if line.startswith("Airflow connection URI:"))
         assert ":***@" in printed
     finally:

@@ -13,9 +13,9 @@ def control(emu) -> EmulatorControl:
     return emu.server.control
 
 
-def test_the_server_gives_one_client_of_its_own_root_url(server: EmulatorServer):
-    assert server.control is server.control
-    assert server.control.url == server.url
+def test_the_server_gives_one_client_of_its_own_root_url(emulator_server: EmulatorServer):
+    assert emulator_server.control is emulator_server.control
+    assert emulator_server.control.url == emulator_server.url
 
 
 def test_a_client_built_from_a_root_url_with_a_trailing_slash(emu):

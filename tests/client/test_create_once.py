@@ -1,0 +1,107 @@
+"""
+Retry-safe creates from the inside: the token each task instance gets (mapped or not), what is kept in the task
+state store between tries (its keys and values are read back by the next try, also after an upgrade), and that
+every read, search and create of a retry goes to the account the call names. Against the emulator; the store is
+an in-memory stand-in for Airflow's task state store.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from messaging_platform_provider.client import CreateOnce, MessagingPlatformApiError
+from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+from messaging_platform_provider.task_state import VariableTaskState
+from tests.support.operator_context import InMemoryStore
+
+
+def context(map_index: int | None, store: Any = None) -> dict[str, Any]:
+    """The part of an Airflow task context that ``CreateOnce.for_context`` reads."""
+    ti = SimpleNamespace(dag_id="dag", task_id="create", run_id="run-1", map_index=map_index)
+    return {"ti": ti, "task_state_store": store}
+
+
+@pytest.mark.parametrize(
+    ("map_index", "token"),
+    # sha256 of dag, task, run and map index joined by U+001F, first 16 hex digits (-1: not mapped)
+    [(None, "479868dc318c1bd6"), (-1, "479868dc318c1bd6"), (0, "33394bd87b2a80c2"), (1, "18f804ba16b829c2")],
+    ids=["not-mapped", "minus-1", "map-0", "map-1"],
+)
+def test_each_task_instance_gets_its_own_token(map_index, token):
+    store = InMemoryStore()
+    once = CreateOnce.for_context(context(map_index, store))
+    assert (once.token, once.store) == (token, store)
+
+
+def test_without_airflows_store_the_state_is_kept_in_a_variable_named_for_the_token():
+    once = CreateOnce.for_context(context(1))
+    assert isinstance(once.store, VariableTaskState)
+    assert once.store.variable == "messaging_platform_task_state_18f804ba16b829c2"
+
+
+def test_a_token_built_outside_a_task_keeps_the_store_given():
+    store = InMemoryStore()
+    assert CreateOnce.for_task("dag", "create", "run-1", store=store) == CreateOnce("479868dc318c1bd6", store)
+
+
+def test_what_a_create_keeps_for_the_next_try(platform):
+    """The id it made and the highest id there was before it (0: none)."""
+    hook = MessagingPlatformHook()
+    store = InMemoryStore()
+    hook.create_campaign(name="First", campaign_type="Basic", once=CreateOnce("0000000000000a01", store))
+    hook.create_campaign(name="Second", campaign_type="Basic", once=CreateOnce("0000000000000a02", store))
+    assert store.data == {
+        "messaging_platform:create_campaign:0000000000000a01": {"id": 3001, "watermark": 0},
+        "messaging_platform:create_campaign:0000000000000a02": {"id": 3002, "watermark": 3001},
+    }
+
+
+def test_a_retry_keeps_the_watermark_its_first_try_stored(platform):
+    """Its first try stored the watermark and was refused before anything was made; another campaign appeared since."""
+    hook = MessagingPlatformHook()
+    hook.create_campaign(name="Before", campaign_type="Basic")  # 3001
+    key = "messaging_platform:create_campaign:0000000000000b01"
+    store = InMemoryStore()
+    store.set(key, {"watermark": 3001})
+    hook.create_campaign(name="Someone else's", campaign_type="Basic")  # 3002
+    made = hook.create_campaign(name="Mine", campaign_type="Basic", once=CreateOnce("0000000000000b01", store))
+    assert made["Id"] == 3003
+    assert store.data == {key: {"id": 3003, "watermark": 3001}}
+
+
+def test_every_call_of_a_retry_goes_to_the_account_the_call_names(platform):
+    """The hook's own account does not exist here: a call that forgot the account named would get 404."""
+    account = platform.seed.account_id
+    hook = MessagingPlatformHook(account_id=account + 7)
+    store = InMemoryStore()
+    once = CreateOnce("0000000000000c01", store)
+    platform.control.add_fault(kind="commit_then_drop", method="POST", path="/campaign$", count=1)
+    with pytest.raises(MessagingPlatformApiError):
+        hook.create_campaign(name="Mine", campaign_type="Basic", once=once, account_id=account)
+    found = hook.create_campaign(name="Mine", campaign_type="Basic", once=once, account_id=account)  # by marker
+    store.set("messaging_platform:create_campaign:0000000000000c01", {"id": found["Id"], "watermark": 0})
+    again = hook.create_campaign(name="Mine", campaign_type="Basic", once=once, account_id=account)  # by stored id
+    assert found["Id"] == again["Id"] == 3001
+    campaigns = f"/api/v2.1/account/{account}/campaign"
+    assert [(r["method"], r["path"]) for r in platform.control.requests()] == [
+        ("GET", campaigns),  # first try: anything made earlier?
+        ("POST", campaigns),  # made, answer dropped
+        ("GET", campaigns),  # the retry finds it by its marker
+        ("GET", f"{campaigns}/3001"),  # and reads it
+        ("GET", f"{campaigns}/3001"),  # the next try reads the stored id
+    ]
+
+
+def test_a_create_found_in_the_list_but_gone_when_read_is_returned_as_listed(platform):
+    hook = MessagingPlatformHook()
+    once = CreateOnce("0000000000000d01")
+    platform.control.add_fault(kind="commit_then_drop", method="POST", path="/campaign$", count=1)
+    with pytest.raises(MessagingPlatformApiError):
+        hook.create_campaign(name="Mine", campaign_type="Basic", once=once)
+    platform.control.add_fault(kind="status", status=404, method="GET", path="/campaign/3001$", count=1)
+    found = hook.create_campaign(name="Mine", campaign_type="Basic", once=once)
+    assert (found["Id"], found["Name"], found["UserData"]) == (3001, "Mine", "[af:0000000000000d01]")
+    assert [r["method"] for r in platform.control.requests()].count("POST") == 1

@@ -1,0 +1,294 @@
+"""
+The system test's scenarios, run against one deployment in the order they are defined here. A scenario is a
+function taking the ``Deployment`` and returning its figures (one short line for the table); it fails by raising.
+``@scenario("N title")`` is its whole registration (N: its number, also the pytest id). Scenarios 6 and 7 look at
+everything that ran before them: keep them last. A scenario that changes the emulator's behaviour (faults,
+schedule behaviour) puts it back in a ``finally``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tests.integration.system.system_deployment import (
+    BLOCKED_THRESHOLD_SECONDS,
+    EXAMPLE_DAG_IDS,
+    WELCOME_LONG_CODE,
+    Deployment,
+)
+from tests.integration.system.system_processes import wait_for
+from tests.support.airflow_api_harness import wire_secrets
+
+KEYWORD_DAG = "messaging_platform_keyword_callbacks"
+LAUNCH_DAG = "messaging_platform_campaign_launch"
+KEYWORD_CONSUMER = "messaging_platform_keyword_callbacks"
+VOICE_DAG = "messaging_platform_voice_call_push"
+FINISHED = {"success", "failed"}
+CALL_TO = "+15550100000"  # the emulator's first seeded contact
+BLOCKED_WARNING = "Triggerer's async thread was blocked"
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    run: Callable[[Deployment], str]
+
+
+SCENARIOS: list[Scenario] = []
+
+
+def in_order() -> list[Scenario]:
+    """Every registered scenario (import ``system_scenarios_platform`` too), by the number its name starts with."""
+    return sorted(SCENARIOS, key=lambda s: int(s.name.split(" ", 1)[0]))
+
+
+def scenario(name: str) -> Callable[[Callable[[Deployment], str]], Callable[[Deployment], str]]:
+    def register(func: Callable[[Deployment], str]) -> Callable[[Deployment], str]:
+        SCENARIOS.append(Scenario(name, func))
+        return func
+
+    return register
+
+
+# -- helpers ---------------------------------------------------------------------------------------------------
+
+
+def example_params(d: Deployment) -> dict[str, dict[str, Any]]:
+    """Each example DAG's params as scripts/demo.py passes them; the callback URL is the receiver in the API server."""
+    seed = d.seed
+    return {
+        "messaging_platform_campaign_launch": {
+            "channel": seed["channel_id"],
+            "keyword_id": seed["keyword_id"],
+            "callback_url": d.receiver_url,
+        },
+        "messaging_platform_contacts_export": {"destination": (d.run_dir / "exports").as_uri()},
+        "messaging_platform_hook_walkthrough": {"from_long_code": WELCOME_LONG_CODE, "call_to": CALL_TO},
+        "messaging_platform_schedule_reconcile": {"action_id": seed["action_id"]},
+        VOICE_DAG: {"contact_list_id": seed["contact_list_id"], "from_long_code": WELCOME_LONG_CODE},
+    }
+
+
+def run_finished(d: Deployment, dag_id: str, run_id: str) -> dict[str, Any] | None:
+    run = d.rest.dag_run(dag_id, run_id)
+    return run if run["state"] in FINISHED else None
+
+
+def failed_tasks(d: Deployment, dag_id: str, run_id: str) -> str:
+    """The task instances of a run that did not succeed, with the first error their log shows (secrets masked)."""
+    notes = []
+    for ti in d.rest.task_instances(dag_id, run_id):
+        if ti["state"] not in ("success", "skipped"):
+            notes.append(f"{ti['task_id']}={ti['state']}{first_error(d, dag_id, run_id, ti['task_id'])}")
+    return ", ".join(notes) or "no failed task"
+
+
+def first_error(d: Deployment, dag_id: str, run_id: str, task_id: str) -> str:
+    folder = d.home / "logs" / f"dag_id={dag_id}" / f"run_id={run_id}" / f"task_id={task_id}"
+    for log in sorted(folder.rglob("*.log")):
+        for line in log.read_text(errors="replace").splitlines():
+            if '"level":"error"' in line.replace(" ", "") or "Error:" in line:
+                return f" [{redact(d, line)[:160]}]"
+    return ""
+
+
+def redact(d: Deployment, text: str) -> str:
+    for secret in known_secrets(d):
+        text = text.replace(secret, "***")
+    return text
+
+
+def known_secrets(d: Deployment) -> set[str]:
+    """The seeded API secret, the callback token, and every secret that went over the wire (rotations' keys)."""
+    found = {d.seed.get("api_secret", ""), d.seed.get("callback_token", ""), *d.extra_secrets}
+    if d.control is not None:
+        try:
+            found |= wire_secrets(d.control)
+        except Exception:  # noqa: BLE001 - an emulator that is gone leaves the seeded secrets
+            pass
+    return {s for s in found if s}
+
+
+def wait_runs(d: Deployment, runs: dict[str, str], timeout: float) -> dict[str, dict[str, Any]]:
+    """Wait until every run (dag id -> run id) has finished; their final records by dag id."""
+    return wait_runs_by_key(d, {dag_id: (dag_id, run_id) for dag_id, run_id in runs.items()}, timeout)
+
+
+def wait_runs_by_key(d: Deployment, runs: dict[str, tuple[str, str]], timeout: float) -> dict[str, dict[str, Any]]:
+    """Wait until every run (key -> (dag id, run id)) has finished; their final records by key."""
+    done: dict[str, dict[str, Any]] = {}
+
+    def all_done() -> bool:
+        for key, (dag_id, run_id) in runs.items():
+            if key not in done and (run := run_finished(d, dag_id, run_id)) is not None:
+                done[key] = run
+        return len(done) == len(runs)
+
+    wait_for(f"runs of {sorted(set(runs) - set(done))}", all_done, timeout=timeout, interval=2)
+    return done
+
+
+def seconds(run: dict[str, Any]) -> float:
+    from datetime import datetime
+
+    start, end = run.get("start_date"), run.get("end_date")
+    if not start or not end:
+        return 0.0
+    return (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds()
+
+
+# -- scenarios -------------------------------------------------------------------------------------------------
+
+
+@scenario("1 every example DAG succeeds (REST trigger; keyword DAG by a texted keyword)")
+def every_example_succeeds(d: Deployment) -> str:
+    params = example_params(d)
+    for dag_id in EXAMPLE_DAG_IDS:
+        d.rest.unpause(dag_id)
+    # Airflow registers an asset's watcher triggers only when it parses the file of an unpaused DAG using it:
+    # have the keyword DAG's file parsed now rather than at the next periodic parse.
+    d.rest.reparse(KEYWORD_DAG)
+    manual = [dag_id for dag_id in EXAMPLE_DAG_IDS if dag_id != KEYWORD_DAG]
+    runs = {dag_id: d.rest.trigger(dag_id, params.get(dag_id, {})) for dag_id in manual}
+    started = time.monotonic()
+
+    # The keyword DAG: once the launch registered the receiver as the Keyword callback record and the watcher's
+    # consumer exists (it starts at the newest callback), text the keyword through the emulator.
+    launch = wait_runs(d, {LAUNCH_DAG: runs[LAUNCH_DAG]}, timeout=300)[LAUNCH_DAG]
+    assert launch["state"] == "success", "campaign launch: " + failed_tasks(d, LAUNCH_DAG, runs[LAUNCH_DAG])
+    wait_for(
+        "the keyword watcher's consumer in the callback store",
+        lambda: d.store_rows("SELECT position FROM mp_callback_consumer WHERE name = :n", n=KEYWORD_CONSUMER),
+        timeout=120,
+    )
+    watcher_after = time.monotonic() - started
+    assert d.control is not None
+    event = d.control.keyword_event("JOIN", wait=True)
+    states = [delivery.get("state") for delivery in event.get("deliveries", [])]
+    assert states == ["delivered"], f"keyword callback deliveries: {states}"
+    asset_run = wait_for(
+        "an asset-triggered run of the keyword DAG",
+        lambda: next((r for r in d.rest.dag_runs(KEYWORD_DAG) if r["run_type"] == "asset_triggered"), None),
+        timeout=120,
+        interval=1,
+    )
+    runs[KEYWORD_DAG] = asset_run["dag_run_id"]
+
+    finished = wait_runs(d, runs, timeout=420 - (time.monotonic() - started))
+    failed = {k: failed_tasks(d, k, runs[k]) for k, r in finished.items() if r["state"] != "success"}
+    welcome = [ti for ti in d.rest.task_instances(KEYWORD_DAG, runs[KEYWORD_DAG]) if ti["task_id"] == "welcome_call"]
+    # Unpausing a time-scheduled example (catchup=False) also makes a run of its latest interval: they must
+    # succeed too, and finish before the next scenario.
+    scheduled = {f"{r['dag_id']} {r['dag_run_id']}": (r["dag_id"], r["dag_run_id"]) for r in scheduled_runs(d)}
+    scheduled_done = wait_runs_by_key(d, scheduled, timeout=420 - (time.monotonic() - started))
+    failed |= {k: failed_tasks(d, *scheduled[k]) for k, r in scheduled_done.items() if r["state"] != "success"}
+    slowest = max(finished, key=lambda k: seconds(finished[k]))
+    figures = (
+        f"{len(finished) - len(failed)}/{len(finished)} triggered runs success; watcher up after {watcher_after:.0f} s;"
+        f" keyword run: {len(welcome)} welcome call(s); "
+        f"slowest {slowest.removeprefix('messaging_platform_')} {seconds(finished[slowest]):.0f} s; "
+        f"runs the unpause scheduled: {len(scheduled)}, "
+        f"{sum(r['state'] == 'success' for r in scheduled_done.values())} success"
+    )
+    assert not failed, f"{figures}; failed: " + "; ".join(f"{k}: {v}" for k, v in failed.items())
+    assert [ti["state"] for ti in welcome] == ["success"], f"welcome calls: {[ti['state'] for ti in welcome]}"
+    # The deployment retries failed tasks (as production does): without faults, none may have needed it.
+    retried = [
+        f"{dag_id}.{ti['task_id']}"
+        for dag_id, run_id in runs.items()
+        for ti in d.rest.task_instances(dag_id, run_id)
+        if (ti.get("try_number") or 1) > 1
+    ]
+    assert not retried, f"{figures}; tasks that needed another try: {retried}"
+    return figures + "; no task retried"
+
+
+@contextmanager
+def schedules_pending(d: Deployment, seconds: float) -> Iterator[None]:
+    """Schedules made inside stay Pending ``seconds`` (the emulator's default behaviour); restored after."""
+    assert d.control is not None
+    defaults = d.control.schedule_behaviour()
+    d.control.set_schedule_behaviour(pending_seconds=seconds)
+    try:
+        yield
+    finally:
+        d.control.set_schedule_behaviour(**{k: v for k, v in defaults.items() if v is not None})
+
+
+def scheduled_runs(d: Deployment) -> list[dict[str, Any]]:
+    return [run for dag_id in EXAMPLE_DAG_IDS for run in d.rest.dag_runs(dag_id) if run["run_type"] == "scheduled"]
+
+
+@scenario("2 a deferred wait survives SIGKILL of the triggerer")
+def deferred_wait_survives_triggerer_kill(d: Deployment) -> str:
+    assert d.control is not None
+    with schedules_pending(d, 600):  # the voice call's schedule stays Pending until released
+        started = time.monotonic()
+        run_id = d.rest.trigger(VOICE_DAG, example_params(d)[VOICE_DAG])
+
+        def deferred() -> dict[str, Any] | None:
+            tis = {ti["task_id"]: ti for ti in d.rest.task_instances(VOICE_DAG, run_id)}
+            ti = tis.get("wait_for_calls")
+            assert ti is None or ti["state"] not in ("failed", "upstream_failed"), failed_tasks(d, VOICE_DAG, run_id)
+            return ti if ti is not None and ti["state"] == "deferred" and ti.get("trigger") else None
+
+        ti = wait_for("wait_for_calls to be deferred", deferred, timeout=180, interval=1)
+        deferred_after = time.monotonic() - started
+        old_triggerer = (ti.get("trigger") or {}).get("triggerer_id")
+        d.kill_component("triggerer")
+        killed = time.monotonic()
+        d.start_component("triggerer")
+
+        def taken_over() -> bool:
+            current = next(t for t in d.rest.task_instances(VOICE_DAG, run_id) if t["task_id"] == "wait_for_calls")
+            owner = (current.get("trigger") or {}).get("triggerer_id")
+            return current["state"] == "deferred" and owner is not None and owner != old_triggerer
+
+        wait_for("a new triggerer to take over the trigger", taken_over, timeout=120, interval=1)
+        takeover = time.monotonic() - killed
+        schedule = d.rest.xcom(VOICE_DAG, run_id, "schedule_once")
+        d.control.set_one_schedule_behaviour(schedule["Id"], pending_seconds=0)  # now it runs and ends
+        run = wait_for("the voice call run to finish", lambda: run_finished(d, VOICE_DAG, run_id), timeout=180)
+        assert run["state"] == "success", f"run {run['state']}: {failed_tasks(d, VOICE_DAG, run_id)}"
+    return (
+        f"deferred after {deferred_after:.0f} s; new triggerer took the trigger {takeover:.0f} s after the kill; "
+        f"run success in {seconds(run):.0f} s"
+    )
+
+
+@scenario("6 no secret in any log, the metadata DB or the callback store")
+def no_secret_leaks(d: Deployment) -> str:
+    secrets = known_secrets(d)
+    assert d.pg is not None
+    blobs: dict[str, bytes] = {
+        "metadata DB dump": d.dump_database(d.metadata_url, "metadata"),
+        "callback store dump": d.dump_database(d.store_url, "callback-store"),
+    }
+    files = [*d.component_logs(), *d.airflow_logs(), d.pg.log]
+    files += [p for p in (d.run_dir / "emulator").iterdir() if p.suffix != ".uri"]  # the .uri file holds it by design
+    for path in files:
+        if path.is_file():
+            blobs[str(path.relative_to(d.run_dir) if d.run_dir in path.parents else path)] = path.read_bytes()
+    leaks = sorted({name for name, blob in blobs.items() for s in secrets if s.encode() in blob})
+    size = sum(len(b) for b in blobs.values())
+    figures = f"{len(secrets)} secrets in {len(blobs)} files and dumps ({size / 1e6:.1f} MB)"
+    assert not leaks, f"{figures}: found in {leaks}"
+    return figures + ": none found"
+
+
+@scenario("7 the triggerer's event loop is never blocked by our triggers")
+def triggerer_never_blocked(d: Deployment) -> str:
+    """No "blocked" warning at the deployment's threshold (``BLOCKED_THRESHOLD_SECONDS``), generous for load."""
+    log: Path = d.components["triggerer"].log
+    lines = [line for line in log.read_text(errors="replace").splitlines() if BLOCKED_WARNING in line]
+    figures = (
+        f"{len(lines)} '{BLOCKED_WARNING}' warning(s) over {BLOCKED_THRESHOLD_SECONDS:g} s in "
+        f"{d.components['triggerer'].starts} triggerer run(s)"
+    )
+    assert not lines, f"{figures}; first: {redact(d, lines[0])[:300]}"
+    return figures

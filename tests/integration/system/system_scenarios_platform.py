@@ -1,0 +1,231 @@
+"""
+Scenarios 3, 4 and 5 of the system test: a key rotation under deferred waits, a burst of keyword texts, and the
+examples under injected faults. Registered with ``system_scenarios.scenario`` like the others; the test runs every
+scenario in the order of its number.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import time
+from collections import Counter
+from typing import Any
+
+from tests.integration.system.system_deployment import EXAMPLE_DAG_IDS, ROTATED_CONN_ID, Deployment
+from tests.integration.system.system_processes import wait_for
+from tests.integration.system.system_scenarios import (
+    KEYWORD_CONSUMER,
+    KEYWORD_DAG,
+    example_params,
+    failed_tasks,
+    run_finished,
+    scenario,
+    schedules_pending,
+    seconds,
+    wait_runs,
+)
+
+ROTATION_DAG = "messaging_platform_api_key_rotation"
+WAITS_DAG = "messaging_platform_system_rotated_waits"
+SCHEDULE_GET = re.compile(r"/action/(\d+)/schedule/(\d+)$")
+VOICE_CALLS = re.compile(r"/account/\d+/action-pushvoicecall$")
+
+
+def key_of(record: dict[str, Any]) -> str | None:
+    """The API key a recorded platform request was sent with (HTTP Basic user name)."""
+    scheme, _, value = (record.get("headers") or {}).get("authorization", "").partition(" ")
+    if scheme != "Basic":
+        return None
+    return base64.b64decode(value).decode(errors="replace").partition(":")[0]
+
+
+def records_since(d: Deployment, seq: int) -> list[dict[str, Any]]:
+    assert d.control is not None
+    records: list[dict[str, Any]] = d.control.requests(since=seq)
+    return records
+
+
+def last_seq(d: Deployment) -> int:
+    records = records_since(d, 0)
+    return int(records[-1]["seq"]) if records else 0
+
+
+def polled(d: Deployment, since: int, key: str) -> set[str]:
+    """The schedules whose status was read (200) with ``key`` since ``since``."""
+    return {
+        match.group(2)
+        for record in records_since(d, since)
+        if record["method"] == "GET"
+        and record["status"] == 200
+        and key_of(record) == key
+        and (match := SCHEDULE_GET.search(record["path"]))
+    }
+
+
+def deferred_tasks(d: Deployment, dag_id: str, run_id: str, count: int) -> bool:
+    tis = d.rest.task_instances(dag_id, run_id)
+    bad = [ti["task_id"] for ti in tis if ti["state"] in ("failed", "upstream_failed")]
+    assert not bad, failed_tasks(d, dag_id, run_id)
+    return sum(ti["state"] == "deferred" for ti in tis) == count
+
+
+def asset_runs(d: Deployment) -> dict[str, dict[str, Any]]:
+    return {r["dag_run_id"]: r for r in d.rest.dag_runs(KEYWORD_DAG) if r["run_type"] == "asset_triggered"}
+
+
+def claimed(d: Deployment) -> set[str]:
+    rows = d.store_rows("SELECT transaction_id FROM mp_callback_claim WHERE consumer = :c", c=KEYWORD_CONSUMER)
+    return {row[0] for row in rows}
+
+
+@scenario("3 a key rotation while deferred waits use the rotated connection")
+def rotation_during_deferred_waits(d: Deployment) -> str:
+    assert d.control is not None
+    with schedules_pending(d, 600):  # the waits stay in flight until released
+        for dag_id in (WAITS_DAG, ROTATION_DAG):
+            d.rest.unpause(dag_id)  # a new DAG is paused: its runs would wait queued
+        old_key = d.rest.get(f"/api/v2/connections/{ROTATED_CONN_ID}")["login"]
+        since = last_seq(d)
+        waits = d.rest.trigger(WAITS_DAG)
+        wait_for("the waits to be deferred", lambda: deferred_tasks(d, WAITS_DAG, waits, 3), timeout=180, interval=1)
+        wait_for("every wait polling on the old key", lambda: len(polled(d, since, old_key)) == 3, timeout=120)
+        rotation = d.rest.trigger(ROTATION_DAG)
+        rotated = wait_runs(d, {ROTATION_DAG: rotation}, timeout=240)[ROTATION_DAG]
+        assert rotated["state"] == "success", "rotation: " + failed_tasks(d, ROTATION_DAG, rotation)
+        outcome = d.rest.xcom(ROTATION_DAG, rotation, "rotate_api_key")
+        assert outcome["outcome"] == "rotated" and outcome["old_key_revoked"], outcome
+        new_key = d.rest.get(f"/api/v2/connections/{ROTATED_CONN_ID}")["login"]
+        assert new_key != old_key
+
+        def every_wait_on_the_new_key() -> dict[str, list[int]] | None:
+            polls: dict[str, list[tuple[int, str | None]]] = {}
+            for record in records_since(d, since):
+                match = SCHEDULE_GET.search(record["path"])
+                if record["method"] == "GET" and match and key_of(record) in (old_key, new_key):
+                    polls.setdefault(match.group(2), []).append((record["status"], key_of(record)))
+            refused = {sid for sid, seen in polls.items() if (401, old_key) in seen}
+            moved = {sid for sid, seen in polls.items() if (200, new_key) in seen}
+            return {"refused": sorted(refused), "moved": sorted(moved)} if len(moved) == 3 and refused else None
+
+        seen = wait_for("every wait polling on the new key", every_wait_on_the_new_key, timeout=120, interval=1)
+        for schedule_id in seen["moved"]:
+            d.control.set_one_schedule_behaviour(int(schedule_id), pending_seconds=0)  # now they run and end
+        done = wait_for("the waits to finish", lambda: run_finished(d, WAITS_DAG, waits), timeout=180, interval=1)
+        assert done["state"] == "success", "waits: " + failed_tasks(d, WAITS_DAG, waits)
+
+        d.control.set_schedule_behaviour(pending_seconds=1)
+        after = last_seq(d)
+        again = d.rest.trigger(WAITS_DAG)
+        second = wait_for("a run after the rotation", lambda: run_finished(d, WAITS_DAG, again), timeout=180)
+        assert second["state"] == "success", "after rotation: " + failed_tasks(d, WAITS_DAG, again)
+        keys_after = Counter(key_of(r) for r in records_since(d, after) if key_of(r) in (old_key, new_key))
+        assert keys_after and set(keys_after) == {new_key}, f"keys used after the rotation: {len(keys_after)}"
+    return (
+        f"3 waits polling on the old key; rotation {seconds(rotated):.0f} s, old key revoked; {len(seen['refused'])} "
+        f"wait(s) got 401, the connection was re-read, all 3 went on with the new key and succeeded; "
+        f"the run after it: {sum(keys_after.values())} calls, new key only"
+    )
+
+
+@scenario("4 20 keyword texts within one second: each handled once, none left waiting")
+def keyword_burst(d: Deployment) -> str:
+    assert d.control is not None
+    phones = [f"+155504000{n:02d}" for n in range(20)]
+    since = last_seq(d)
+    runs_before = set(asset_runs(d))
+    started = time.monotonic()
+    events = [d.control.keyword_event("JOIN", phone_number=phone) for phone in phones]
+    spread = time.monotonic() - started
+    assert spread < 1.0, f"the texts took {spread:.2f} s to send"
+    deliveries = [delivery for event in events for delivery in event["deliveries"]]
+    tids = {delivery["transaction_id"] for delivery in deliveries}
+    assert len(tids) == 20
+
+    def delivered() -> bool:
+        states = [d.control.delivery(x["id"])["state"] for x in deliveries]  # type: ignore[union-attr]
+        assert "failed" not in states, Counter(states)
+        return states.count("delivered") == 20
+
+    wait_for("the 20 callbacks delivered to the receiver", delivered, timeout=60, interval=0.5)
+    # None left waiting: without any later text, every callback gets claimed by a run.
+    wait_for("every callback claimed by a run", lambda: tids <= claimed(d), timeout=240, interval=1)
+    claimed_after = time.monotonic() - started
+
+    def quiet() -> list[dict[str, Any]] | None:
+        runs = [r for run_id, r in asset_runs(d).items() if run_id not in runs_before]
+        return runs if all(r["state"] in ("success", "failed") for r in runs) else None
+
+    runs = wait_for("the keyword runs to finish", quiet, timeout=240, interval=1)
+    failed = [r["dag_run_id"] for r in runs if r["state"] != "success"]
+    assert not failed, "; ".join(f"{run}: {failed_tasks(d, KEYWORD_DAG, run)}" for run in failed)
+    calls: Counter[str] = Counter()
+    for record in records_since(d, since):
+        if record["method"] == "POST" and VOICE_CALLS.search(record["path"]) and record["status"] == 201:
+            calls.update(t for t in (record.get("json") or {}).get("Targets", []) if t in phones)
+    assert calls == Counter(phones), f"welcome calls per phone: {sorted(calls.values())}"
+    return (
+        f"20 texts sent in {spread * 1000:.0f} ms; all claimed {claimed_after:.0f} s after the first; "
+        f"{len(runs)} asset-triggered run(s); 20 welcome calls, one per phone"
+    )
+
+
+FAULTS = [  # in order; the first that fires applies: about 20% of platform requests in all
+    # Two creates that cannot be sent again by the client itself, so that the task's retry must handle them:
+    # a campaign created but its answer lost (the retry adopts it), a voice call refused with 503 (made anew).
+    {"kind": "commit_then_drop", "method": "POST", "path": "/campaign$", "count": 1},
+    {"kind": "status", "status": 503, "method": "POST", "path": "/action-pushvoicecall$", "count": 1},
+    {"kind": "status", "status": 503, "probability": 0.08, "seed": 1},
+    {"kind": "retry_after", "retry_after": 1, "probability": 0.08, "seed": 2},
+    {"kind": "commit_then_drop", "probability": 0.05, "seed": 3},
+]
+
+
+def committed_creates(records: list[dict[str, Any]]) -> Counter[str]:
+    """POSTs the platform carried out (answered 2xx, or done and then the answer lost), by path and body."""
+    done: Counter[str] = Counter()
+    for record in records:
+        ok = record["fault"] is None and 200 <= (record["status"] or 0) < 300
+        if record["method"] == "POST" and (ok or record["fault"] == "commit_then_drop"):
+            done[record["path"] + " " + json.dumps(record.get("json"), sort_keys=True)] += 1
+    return done
+
+
+@scenario("5 every example DAG under 20% injected transient faults")
+def examples_under_faults(d: Deployment) -> str:
+    assert d.control is not None
+    params = example_params(d)
+    since = last_seq(d)
+    for rule in FAULTS:
+        d.control.add_fault(**{"count": 1_000_000, **rule})
+    try:
+        manual = [dag_id for dag_id in EXAMPLE_DAG_IDS if dag_id != KEYWORD_DAG]
+        runs = {dag_id: d.rest.trigger(dag_id, params.get(dag_id, {})) for dag_id in manual}
+        before = set(asset_runs(d))
+        d.control.keyword_event("JOIN", phone_number="+15550500000", wait=True)
+        runs[KEYWORD_DAG] = wait_for(
+            "an asset-triggered run for the text",
+            lambda: next((run_id for run_id in asset_runs(d) if run_id not in before), None),
+            timeout=120,
+            interval=1,
+        )
+        finished = wait_runs(d, runs, timeout=420)
+    finally:
+        d.control.clear_faults()
+    records = records_since(d, since)
+    faulted = Counter(r["fault"] for r in records if r["fault"])
+    failed = {k: failed_tasks(d, k, runs[k]) for k, r in finished.items() if r["state"] != "success"}
+    tries = [ti.get("try_number", 1) for dag_id, run in runs.items() for ti in d.rest.task_instances(dag_id, run)]
+    duplicates = {key: n for key, n in committed_creates(records).items() if n > 1}
+    figures = (
+        f"{len(records)} platform calls, {sum(faulted.values())} faulted "
+        f"({100 * sum(faulted.values()) / max(len(records), 1):.0f}%: {dict(faulted)}); "
+        f"{len(finished) - len(failed)}/{len(finished)} runs success, {sum(t > 1 for t in tries)} task(s) retried; "
+        f"{len(duplicates)} duplicate create(s)"
+    )
+    assert not failed, f"{figures}; failed: " + "; ".join(f"{k}: {v}" for k, v in failed.items())
+    assert not duplicates, f"{figures}: {sorted(duplicates)[:3]}"
+    assert sum(faulted.values()) >= 0.1 * len(records), figures  # the faults really were there
+    assert sum(t > 1 for t in tries) >= 2, figures  # the two creates above were finished by a retry
+    return figures

@@ -1,0 +1,29 @@
+"""
+The system test: scenarios against a real multi-process Airflow deployment (``make system-test``). Each scenario
+of ``system_scenarios.SCENARIOS`` is one test and one row of the table printed at the end.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+import tests.integration.system.system_scenarios_platform  # noqa: F401 - registers scenarios 3, 4 and 5
+from tests.integration.system.system_deployment import Deployment
+from tests.integration.system.system_scenarios import Scenario, in_order, redact
+
+pytestmark = [pytest.mark.system, pytest.mark.slow]
+
+
+@pytest.mark.parametrize("scenario", in_order(), ids=[s.name.split(" ", 1)[0] for s in in_order()])
+def test_scenario(scenario: Scenario, deployment: Deployment, results: list[tuple[str, str, str]]) -> None:
+    started = time.monotonic()
+    try:
+        figures = scenario.run(deployment)
+    except BaseException as exc:
+        took = time.monotonic() - started
+        why = redact(deployment, f"{type(exc).__name__}: {exc}".splitlines()[0])
+        results.append((scenario.name, f"FAILED {took:.0f} s", why[:600]))
+        raise
+    results.append((scenario.name, f"passed {time.monotonic() - started:.0f} s", figures))

@@ -1,0 +1,63 @@
+"""Airflow finds the provider through its entry point: hook, connection type and form fields."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from airflow.providers_manager import ProvidersManager
+
+from tests.support.airflow_versions import hook_info, plugin_import_errors
+
+
+def test_providers_manager_sees_hook_and_connection_type():
+    assert "airflow-provider-messaging-platform" in ProvidersManager().providers
+    info = hook_info("messaging_platform")
+    assert info is not None
+    assert info.hook_class_name == "messaging_platform_provider.hooks.messaging_platform.MessagingPlatformHook"
+    assert info.connection_id_attribute_name == "messaging_platform_conn_id"
+    assert info.hook_name == "Messaging Platform"
+
+
+def test_airflow_providers_list_shows_it():
+    out = subprocess.run(
+        [sys.executable, "-m", "airflow", "providers", "list"], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "airflow-provider-messaging-platform" in out.stdout
+
+
+def test_airflow_loads_the_callback_plugin_once():
+    """
+    One copy of the distribution on the path: an editable install used to leave ``src/*.egg-info`` beside the
+    package, and every Airflow component logged "Plugin 'messaging_platform_callbacks' already registered".
+    """
+    from importlib.metadata import distributions
+
+    from airflow import plugins_manager
+
+    ours = [d for d in distributions() if d.metadata["Name"] == "airflow-provider-messaging-platform"]
+    assert len(ours) == 1, [str(getattr(d, "_path", d)) for d in ours]
+    plugins_manager.ensure_plugins_loaded()
+    names = [p["name"] for p in plugins_manager.get_plugin_info()]
+    assert names.count("messaging_platform_callbacks") == 1
+    assert not [e for e in plugin_import_errors().values() if "messaging_platform" in e]
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("airflow_api_server")
+def test_the_connection_form_shows_our_fields_on_this_airflow(airflow_api):
+    """What the UI's connection form is built from (before 3.2 from the hook's methods, then from conn-fields)."""
+    meta = airflow_api.api().get("/ui/connections/hook_meta")
+    (ours,) = [m for m in meta if m["connection_type"] == "messaging_platform"]
+    fields = {name.rsplit("__", 1)[-1]: value["schema"] for name, value in (ours["extra_fields"] or {}).items()}
+    assert {name: schema["title"] for name, schema in fields.items()} == {
+        "account_id": "Account ID",
+        "base_url": "Base URL",
+        "timezone": "Platform time zone",
+    }
+    assert "integer" in fields["account_id"]["type"] and "string" in fields["base_url"]["type"]
+    standard = ours["standard_fields"]
+    assert standard["login"]["title"] == "API key" and standard["password"]["title"] == "API secret"
+    assert standard["host"]["hidden"] is True and standard["port"]["hidden"] is True

@@ -1,0 +1,117 @@
+"""
+A throwaway PostgreSQL server for the tests: Debian's PostgreSQL 15 (``/usr/lib/postgresql/15/bin``), its data
+directory under ``build/`` in the repository, listening on a free loopback port, run as the ``postgres`` user when
+we are root. ``make pytest`` installs Debian's ``postgresql`` package when it is missing and we are root.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import uuid
+from pathlib import Path
+
+from tests.support.paths import REPO
+
+PG_BIN = Path(os.environ.get("MP_TEST_PG_BIN", "/usr/lib/postgresql/15/bin"))
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class PostgresServer:
+    """``start()`` initialises a cluster and starts it (``pg_ctl -w`` waits until it accepts connections)."""
+
+    def __init__(self, *, fsync: bool = False) -> None:
+        """``fsync=False`` (tests): faster, and a crash of the machine loses the cluster, which is thrown away."""
+        if not (PG_BIN / "pg_ctl").exists():
+            raise RuntimeError(
+                f"PostgreSQL 15 is not installed ({PG_BIN}); run `make pytest` as root, or apt-get install postgresql"
+            )
+        (REPO / "build").mkdir(exist_ok=True)
+        self.root = Path(tempfile.mkdtemp(prefix="pg-tests-", dir=REPO / "build"))
+        self.data = self.root / "data"
+        self.log = self.root / "server.log"
+        self.port = 0
+        self.started = False
+        self._as_postgres = os.geteuid() == 0
+        self.fsync = fsync
+
+    def _run(self, *args: str, timeout: float = 120) -> None:
+        command = [str(PG_BIN / args[0]), *args[1:]]
+        if self._as_postgres:
+            command = ["runuser", "-u", "postgres", "--", *command]
+        result = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=self.root)
+        if result.returncode != 0:
+            log = self.log.read_text()[-2000:] if self.log.exists() else ""
+            raise RuntimeError(f"{args[0]} failed: {result.stdout[-2000:]}{result.stderr[-2000:]}{log}")
+
+    def _let_postgres_reach_the_root(self) -> None:
+        """
+        A clone may sit below a directory only root can enter (``mktemp -d`` makes them 0700): give the ancestors
+        of ``build/`` search permission only (no listing). The modes are not put back: another test session in
+        the same clone (the matrix runs two Airflow versions at once) may still have a server below them, and
+        taking the permission away made its ``pg_ctl stop`` fail.
+        """
+        for parent in reversed(self.root.parents):
+            mode = parent.stat().st_mode & 0o7777
+            if not mode & 0o001:
+                parent.chmod(mode | 0o001)
+
+    def start(self) -> PostgresServer:
+        if self._as_postgres:
+            self._let_postgres_reach_the_root()
+            shutil.chown(self.root, "postgres", "postgres")
+        self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync")
+        for _attempt in range(5):  # another process may take the free port before the server binds it
+            self.port = free_port()
+            options = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c max_connections=200"
+            options += "" if self.fsync else " -c fsync=off"
+            try:
+                self._run("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-o", options, "-w", "-t", "60", "start")
+            except RuntimeError:
+                if _attempt == 4:
+                    raise
+                continue
+            self.started = True
+            return self
+        raise AssertionError("unreachable")
+
+    def stop(self) -> None:
+        try:
+            if self.started:
+                self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "-t", "60", "stop")
+                self.started = False
+        finally:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    def admin_url(self, database: str = "postgres") -> str:
+        return f"postgresql+psycopg2://postgres@127.0.0.1:{self.port}/{database}"
+
+    def create_database(self) -> str:
+        """A new empty database; its SQLAlchemy URL."""
+        name = f"t_{uuid.uuid4().hex[:16]}"
+        self._admin(f'CREATE DATABASE "{name}"')
+        return self.admin_url(name)
+
+    def drop_database(self, url: str) -> None:
+        name = url.rsplit("/", 1)[1]
+        self._admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+    def _admin(self, statement: str) -> None:
+        """Run one statement outside a transaction (CREATE/DROP DATABASE) as the superuser."""
+        import psycopg2
+
+        conn = psycopg2.connect(host="127.0.0.1", port=self.port, user="postgres", dbname="postgres")
+        try:
+            conn.autocommit = True
+            with conn.cursor() as cursor:
+                cursor.execute(statement)
+        finally:
+            conn.close()

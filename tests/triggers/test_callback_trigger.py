@@ -1,0 +1,306 @@
+"""
+The watcher trigger: one event per new matching callback, a position that survives a triggerer restart without
+losing or repeating a persisted event, and reads that never block the event loop.
+
+The restart tests drive the trigger through Airflow 3.3's own ``SharedStreamManager`` exactly as the triggerer's
+``run_trigger`` does (``TriggererHarness`` in conftest.py); "persisting" an event stands for the supervisor's
+``Trigger.submit_event`` followed by the persist confirmation of the next state sync.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import pytest
+
+from messaging_platform_provider.callbacks.models import parse_callback
+from messaging_platform_provider.callbacks.store import NewCallback
+from messaging_platform_provider.compat import HAVE_SHARED_STREAMS
+from messaging_platform_provider.triggers.callback import MessagingPlatformCallbackTrigger
+from tests.support.airflow_versions import needs_shared_streams
+from tests.support.callback_helpers import TriggererHarness, callback, harness_for, until
+
+CONSUMER = "test-consumer"
+
+
+def add(store, *bodies):
+    return store.add_many([NewCallback.from_model(parse_callback(b)) for b in bodies])
+
+
+def keyword(word="JOIN", **overrides):
+    return callback(1, Keyword=word, **overrides)
+
+
+def trigger(**kwargs) -> MessagingPlatformCallbackTrigger:
+    values = {"callback_types": ["Keyword"], "keywords": ["join"], "consumer": CONSUMER, "poll_interval": 0.02}
+    values.update(kwargs)
+    return MessagingPlatformCallbackTrigger(**values)
+
+
+def ids(events):
+    return [e.payload["transaction_id"] for e in events]
+
+
+def test_serialises_and_rebuilds_to_the_same_identity(database_url):
+    made = trigger(account_ids=[1001], phone_numbers=["+1 555 010 0000"])
+    classpath, kwargs = made.serialize()
+    assert classpath == "messaging_platform_provider.triggers.callback.MessagingPlatformCallbackTrigger"
+    again = MessagingPlatformCallbackTrigger(**kwargs)
+    assert again.serialize() == (classpath, kwargs)
+    assert kwargs["keywords"] == ["JOIN"] and kwargs["phone_numbers"] == ["+15550100000"]
+    assert kwargs["database_url"] is None  # resolved in the triggerer, not baked into the trigger row
+    shared = ("messaging_platform_callbacks", database_url, CONSUMER)
+    assert made.shared_stream_key() == (shared if HAVE_SHARED_STREAMS else None)
+    with pytest.raises(ValueError):
+        MessagingPlatformCallbackTrigger(callback_types=["Nope"])
+
+
+def test_yields_one_event_per_matching_callback_in_order(store):
+    async def scenario():
+        harness = harness_for(trigger())
+        await harness.start()
+        await harness.wait_open()  # a new consumer starts at the newest stored callback: add only after that
+        add(store, wanted[0], others[0], wanted[1], others[1], others[2], wanted[2])
+        assert add(store, wanted[2]) == [False]  # a resend stores nothing new
+        add(store, last)
+        await harness.wait_for(4)  # events come in seq order: a repeat of anything would come before ``last``
+        await harness.crash()
+        return harness.yielded
+
+    wanted = [keyword(), keyword("Join"), keyword()]
+    others = [keyword("STOPNOW"), callback(3), callback(6)]
+    last = keyword()
+    events = asyncio.run(scenario())
+    assert ids(events) == [b["TransactionId"] for b in [*wanted, last]]
+    assert [e.payload["seq"] for e in events] == [1, 3, 6, 7]  # stored 1-6 in one batch (the resend: none), 7
+    first = events[0].payload
+    assert first["callback_type"] == 1 and first["payload"]["Keyword"] == "JOIN"
+    assert set(first) == {"seq", "transaction_id", "callback_type", "account_id", "received_at", "payload"}
+    assert "CallbackToken" not in first["payload"]
+
+
+@needs_shared_streams
+def test_a_restart_neither_loses_nor_repeats(store):
+    """Persisted events are never yielded again; events yielded but not persisted when it died come back once."""
+    persisted: list[str] = []
+
+    def persist(event):
+        persisted.append(event.payload["transaction_id"])
+
+    bodies = [keyword() for _ in range(9)]
+
+    async def life(new_bodies, persist_count, wanted):
+        harness = TriggererHarness(trigger(), persist=persist)
+        await harness.start()
+        await harness.wait_open()
+        add(store, *new_bodies)
+        await harness.wait_for(wanted)
+        kept, harness.unconfirmed = harness.unconfirmed[persist_count:], harness.unconfirmed[:persist_count]
+        await harness.persist_pending()  # only the first ``persist_count`` reach Airflow's database (committed)
+        harness.unconfirmed = kept
+        await harness.crash()  # the rest die with the triggerer
+        return ids(harness.yielded)
+
+    # First life: the consumer is new (starts at the newest callback); 5 arrive, 3 persisted, then a crash.
+    first = asyncio.run(life(bodies[:5], 3, 5))
+    assert first == [b["TransactionId"] for b in bodies[:5]]
+    assert store.position(CONSUMER) == 3
+    # Second life: the 2 unpersisted come back (not the 3 persisted), then 4 new ones; all persisted.
+    second = asyncio.run(life(bodies[5:], 6, 6))
+    assert second == [b["TransactionId"] for b in bodies[3:]]
+    assert persisted == [b["TransactionId"] for b in bodies]  # every callback reached Airflow exactly once
+    assert store.position(CONSUMER) == 9
+
+    async def third_life(new_body):  # a clean restart yields only what is new: nothing persisted comes before it
+        harness = TriggererHarness(trigger())
+        await harness.start()
+        await harness.wait_open()
+        add(store, new_body)
+        await harness.wait_for(1)
+        await harness.crash()
+        return ids(harness.yielded)
+
+    fresh = keyword()
+    assert asyncio.run(third_life(fresh)) == [fresh["TransactionId"]]
+
+
+@needs_shared_streams
+def test_an_event_that_is_not_confirmed_restarts_the_stream_from_the_committed_position(store):
+    """The triggerer never confirms (persist failed): after the ack timeout the trigger fails, position unmoved."""
+    from airflow.triggers.shared_stream import AckTimeout
+
+    async def scenario():
+        harness = TriggererHarness(trigger())
+        # both events are read in one query and handed to the subscriber in one turn of the loop, well within it
+        harness.manager = type(harness.manager)(ack_timeout=1.0)
+        await harness.start()
+        await harness.wait_open()
+        add(store, keyword(), keyword())
+        await harness.wait_for(2)
+        assert harness.task is not None
+        with pytest.raises(AckTimeout):
+            await asyncio.wait_for(harness.task, 30)
+        await harness.manager.stop_all()
+
+    asyncio.run(scenario())
+    assert store.position(CONSUMER) == 0
+
+
+def test_position_is_per_consumer_and_a_new_consumer_starts_where_asked(store):
+    old = [keyword(), keyword()]
+    add(store, *old)
+
+    async def first_events(made, new_body):
+        """What the consumer yields up to a callback stored once it is open (seq order: the old ones come first)."""
+        harness = harness_for(made)
+        await harness.start()
+        await harness.wait_open()
+        add(store, new_body)
+        await until(
+            lambda: new_body["TransactionId"] in ids(harness.yielded),
+            what="the new callback yielded",
+            task=harness.task,
+        )
+        await harness.crash()
+        return ids(harness.yielded)
+
+    new = [keyword(), keyword()]
+    assert asyncio.run(first_events(trigger(consumer="late"), new[0])) == [new[0]["TransactionId"]]
+    history = asyncio.run(first_events(trigger(consumer="history", start="earliest"), new[1]))
+    assert history == [b["TransactionId"] for b in [*old, *new]]
+
+
+def test_concurrent_writers_are_read_completely_and_in_commit_order(database_url, store):
+    """Two writers in parallel threads (each its own engine, like two receiver processes): nothing skipped."""
+    from messaging_platform_provider.callbacks.store import CallbackStore
+
+    written: list[str] = []
+    lock = threading.Lock()
+
+    def writer():
+        own = CallbackStore(database_url)
+        for _ in range(40):
+            batch = [keyword() for _ in range(3)]
+            add(own, *batch)
+            with lock:
+                written.extend(b["TransactionId"] for b in batch)
+        own.close()
+
+    async def scenario():
+        harness = harness_for(trigger(), persist=lambda e: None)
+        await harness.start()
+        await harness.wait_open()
+        threads = [threading.Thread(target=writer) for _ in range(2)]
+        for t in threads:
+            t.start()
+        deadline = time.monotonic() + 60
+        while any(t.is_alive() for t in threads) or len(harness.yielded) < 240:
+            await harness.persist_pending()
+            await asyncio.sleep(0.02)
+            if len(harness.yielded) > 240:
+                break
+            if harness.task is not None and harness.task.done():
+                harness.task.result()
+            assert time.monotonic() < deadline, f"{len(harness.yielded)} of 240 events within 60 s"
+        await harness.persist_pending()
+        await harness.crash()
+        for t in threads:
+            t.join()
+        return harness.yielded
+
+    events = asyncio.run(scenario())
+    assert sorted(ids(events)) == sorted(written) and len(events) == 240
+    assert [e.payload["seq"] for e in events] == list(range(1, 241))
+
+
+class SlowRead:
+    """One read of the slow database: in progress until the event loop has turned ``TURNS`` times meanwhile."""
+
+    TURNS = 3
+
+    def __init__(self) -> None:
+        self.turns = 0  # counted by the ticker on the event loop, while this read is in progress
+        self.released = threading.Event()
+
+
+def test_reads_do_not_block_the_event_loop(store, monkeypatch):
+    """
+    Each read stands for a slow database: it answers only once a ticker on the event loop has turned three times
+    while the read is in progress. A read run on the event loop would hold the loop, no turn could happen, and the
+    read would give up (after ``blocked_after`` seconds, counted as a blocked loop).
+    """
+    real = store.read_after
+    blocked_after = 10.0  # only reached when the loop cannot turn: never under load alone
+    in_progress: list[SlowRead] = []
+    outcomes: list[bool] = []  # per read: whether the loop turned while it was in progress
+    lock = threading.Lock()
+    stopping = threading.Event()
+
+    def slow(*args, **kwargs):
+        read = SlowRead()
+        with lock:
+            in_progress.append(read)
+        try:
+            released = stopping.is_set() or read.released.wait(blocked_after)
+        finally:
+            with lock:
+                in_progress.remove(read)
+        outcomes.append(released)
+        return real(*args, **kwargs)
+
+    from messaging_platform_provider.callbacks import store as store_module
+
+    monkeypatch.setattr(store_module, "_SHARED", {store.url: store})
+    monkeypatch.setattr(store, "read_after", slow)
+
+    async def ticker():
+        while True:
+            await asyncio.sleep(0.01)
+            with lock:
+                reads = list(in_progress)
+            for read in reads:
+                read.turns += 1
+                if read.turns >= SlowRead.TURNS:
+                    read.released.set()
+
+    async def scenario():
+        tick = asyncio.create_task(ticker())
+        harness = harness_for(trigger())
+        await harness.start()
+        deadline = time.monotonic() + 60
+        while len(outcomes) < 3 and all(outcomes):  # three reads, or the first that found the loop held
+            if harness.task is not None and harness.task.done():
+                harness.task.result()
+            assert time.monotonic() < deadline, f"{len(outcomes)} of 3 reads within 60 s"
+            await asyncio.sleep(0.01)
+        stopping.set()  # reads still in flight (or starting) answer at once
+        with lock:
+            for read in in_progress:
+                read.released.set()
+        await harness.crash()
+        tick.cancel()
+
+    asyncio.run(scenario())
+    assert outcomes[:3] == [True] * 3, "a read held the event loop: it did not turn while the read was in progress"
+
+
+def test_the_standalone_run_path_commits_as_it_hands_events_over(store):
+    """Without shared streams (Airflow before 3.3) ``run`` is used: the same events, position after hand-over."""
+    made = trigger()
+
+    async def scenario():
+        events = []
+        gen = made.run()
+        task = asyncio.create_task(gen.__anext__())
+        await until(lambda: store.position(CONSUMER) is not None, what="the consumer opened its position", task=task)
+        add(store, keyword(), callback(6), keyword())
+        events.append(await asyncio.wait_for(task, 30))
+        events.append(await asyncio.wait_for(gen.__anext__(), 30))
+        await gen.aclose()
+        return events
+
+    events = asyncio.run(scenario())
+    assert [e.payload["payload"]["Keyword"] for e in events] == ["JOIN", "JOIN"]
+    assert store.position(CONSUMER) == 1  # the second event was handed over, its position not yet committed
