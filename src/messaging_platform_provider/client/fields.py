@@ -170,10 +170,6 @@ def wire_names(body: type) -> tuple[str, ...]:
     return tuple(field.wire for field in declared(body))
 
 
-def wire_name(body: type, key: str) -> str:
-    return next(field.wire for field in declared(body) if field.key == key)
-
-
 def to_wire(
     body: type,
     values: Mapping[str, Any],
