@@ -13,7 +13,9 @@ $(BIN)/python:
 
 $(STAMP): setup.cfg pyproject.toml requirements/constraints.txt | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check "uv==$(UV_VERSION)"
-	$(BIN)/uv pip install --quiet --python $(BIN)/python -c requirements/constraints.txt -e ".[test]"
+	@# --compile-bytecode: pip's default, not uv's. Without .pyc files every Python process the suite starts
+	@# compiles Airflow again when PYTHONDONTWRITEBYTECODE is set (`import airflow` 3.8 s instead of 1.9 s here).
+	$(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -c requirements/constraints.txt -e ".[test]"
 	@# The editable build leaves src/*.egg-info beside the package; on sys.path it is a second copy of our
 	@# distribution, and Airflow would load the callback plugin twice ("already registered, skipping").
 	rm -rf src/*.egg-info

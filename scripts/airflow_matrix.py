@@ -113,7 +113,7 @@ def install(minor: str) -> None:
     python = venv(minor) / "bin" / "python"
     requirement = f"airflow-provider-messaging-platform[test] @ {wheel(minor).as_uri()}"
     run(
-        UV, "pip", "install", "--quiet", "--python", python, "-c", constraints(minor),
+        UV, "pip", "install", "--quiet", "--compile-bytecode", "--python", python, "-c", constraints(minor),
         "--reinstall-package", "airflow-provider-messaging-platform", requirement,
     )  # fmt: skip
 
