@@ -6,9 +6,9 @@ throwaway AIRFLOW_HOME with a SQLite metadata database, point ``messaging_platfo
 through an environment variable, read the seeded account's ids from the emulator (``GET /_emulator/seed``), run
 each DAG with those ids as its params (``airflow dags test <dag id> --conf '<json>'``, as a user passes their
 account's ids; all in one process, ``scripts/dags_test.py``, so that Airflow starts once), print a table of DAG id,
-final state, duration, what it created and deleted on the platform (from the emulator's request record) and the
-params it got, scan all output and log files for the API secret, stop the emulator. Exits non-zero if any DAG
-fails or the secret leaks.
+final state, duration, how many platform calls it made, what it created and deleted on the platform (from the
+emulator's request record) and the params it got, scan all output and log files for the API secret, stop the
+emulator. Exits non-zero if any DAG fails or the secret leaks.
 The convention is one DAG per file, named like its DAG id.
 """
 
@@ -66,10 +66,10 @@ def run(cmd: list[str], env: dict[str, str], log: Path) -> tuple[int, float]:
     return code, time.monotonic() - started
 
 
-def changes_since(control: EmulatorControl, seq: int, until: int | None = None) -> tuple[str, str, int]:
+def changes_since(control: EmulatorControl, seq: int, until: int | None = None) -> tuple[int, str, str, int]:
     """
-    What the platform created and deleted after request ``seq`` (up to request ``until``): counts per resource, from
-    the emulator's record; and the last request's number.
+    The platform calls made after request ``seq`` (up to request ``until``): how many, what they created and deleted
+    (counts per resource, from the emulator's record); and the last request's number.
     """
     records = [r for r in control.requests(since=seq) if until is None or r["seq"] <= until]
     created: Counter[str] = Counter()
@@ -81,7 +81,7 @@ def changes_since(control: EmulatorControl, seq: int, until: int | None = None) 
         elif record["method"] == "DELETE" and 200 <= (record["status"] or 0) < 300:
             deleted[parts[-2]] += 1  # .../<resource>/<id>
     last = max((r["seq"] for r in records), default=seq)
-    return _counts(created), _counts(deleted), last
+    return len(records), _counts(created), _counts(deleted), last
 
 
 def _counts(counts: Counter[str]) -> str:
@@ -122,7 +122,7 @@ def main() -> int:
     control = EmulatorControl(root)
     seq = 0
     params: dict[str, dict[str, Any]] = {}
-    results: list[tuple[str, str, float, str, str]] = []
+    results: list[tuple[str, str, float, int, str, str]] = []
     api_server = None
     try:
         params = dag_params(control.seed(), home)
@@ -154,8 +154,8 @@ def main() -> int:
         code, _ = run([sys.executable, str(REPO / "scripts" / "dags_test.py"), str(plan), str(report)], env, log)
         for line in report.read_text().splitlines() if report.exists() else []:
             result = json.loads(line)
-            created, deleted, seq = changes_since(control, seq, until=result["last_request"])
-            results.append((result["dag_id"], result["state"], result["seconds"], created, deleted))
+            calls, created, deleted, seq = changes_since(control, seq, until=result["last_request"])
+            results.append((result["dag_id"], result["state"], result["seconds"], calls, created, deleted))
         if code != 0 or len(results) != len(dag_ids):
             print(f"--- last lines of {log} ---")
             print("\n".join(log.read_text().splitlines()[-80:]))
@@ -168,15 +168,23 @@ def main() -> int:
         emulator.terminate()
         emulator.wait(timeout=15)
 
-    header = ("DAG id", "state", "duration", "created on the platform", "deleted", "params")
+    header = ("DAG id", "state", "duration", "calls", "created on the platform", "deleted", "params")
     rows = [
-        (dag_id, state, f"{took:6.1f} s", created, deleted, json.dumps(params[dag_id]) if dag_id in params else "-")
-        for dag_id, state, took, created, deleted in results
+        (
+            dag_id,
+            state,
+            f"{took:6.1f} s",
+            str(calls),
+            created,
+            deleted,
+            json.dumps(params[dag_id]) if dag_id in params else "-",
+        )
+        for dag_id, state, took, calls, created, deleted in results
     ]
     w = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     print()
     for row in [header, *rows]:
-        print(f"{row[0]:<{w[0]}}  {row[1]:<{w[1]}}  {row[2]:>{w[2]}}  {row[3]:<{w[3]}}  {row[4]:<{w[4]}}  {row[5]}")
+        print("  ".join(f"{cell:>{w[i]}}" if i in (2, 3) else f"{cell:<{w[i]}}" for i, cell in enumerate(row)).rstrip())
     leaks = sorted({str(p) for s in secrets for p in leaked_files(s, [home])})
     print(
         f"\nSecret scan of {home} for {len(secrets)} secrets (DAG output, task logs, metadata database): "

@@ -5,6 +5,7 @@ before any test module imports Airflow: the suite never touches a developer's ow
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -19,6 +20,12 @@ from tests.support.paths import EXAMPLE_DAGS, TEST_DAGS
 
 # Each pytest process (each xdist worker too) has its own AIRFLOW_HOME, and with it its own metadata database.
 _HOME = tempfile.mkdtemp(prefix="messaging-platform-tests-airflow-")
+# The metadata database is migrated once per run, in a folder the run's xdist workers share: the controller (or the
+# one process of a plain `pytest`) makes the folder, and its workers inherit the variable.
+_DB_TEMPLATE_ENV = "MESSAGING_PLATFORM_TESTS_DB_TEMPLATE"
+if "PYTEST_XDIST_WORKER" not in os.environ:
+    os.environ[_DB_TEMPLATE_ENV] = tempfile.mkdtemp(prefix="messaging-platform-tests-db-")
+_DB_TEMPLATE = Path(os.environ[_DB_TEMPLATE_ENV])
 os.environ["AIRFLOW_HOME"] = _HOME
 os.environ["AIRFLOW__CORE__DAGS_FOLDER"] = str(EXAMPLE_DAGS)
 os.environ["AIRFLOW__CORE__LOAD_EXAMPLES"] = "False"
@@ -58,11 +65,26 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 @pytest.fixture(scope="session")
 def airflow_db() -> None:
-    """A migrated SQLite metadata database in the throwaway AIRFLOW_HOME, for dag.test()."""
-    out = subprocess.run(
-        [sys.executable, "-m", "airflow", "db", "migrate"], capture_output=True, text=True, timeout=300
-    )
-    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    """
+    A migrated SQLite metadata database in the throwaway AIRFLOW_HOME, for dag.test(). The first worker that needs
+    one runs ``airflow db migrate`` into the run's template (the others wait on the lock), and each copies it.
+    """
+    template = _DB_TEMPLATE / "airflow.db"
+    with (_DB_TEMPLATE / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not template.exists():
+            migrating = _DB_TEMPLATE / "migrating.db"
+            env = {
+                **os.environ,
+                "AIRFLOW_HOME": str(_DB_TEMPLATE),
+                "AIRFLOW__DATABASE__SQL_ALCHEMY_CONN": f"sqlite:///{migrating}",
+            }
+            out = subprocess.run(
+                [sys.executable, "-m", "airflow", "db", "migrate"], env=env, capture_output=True, text=True, timeout=300
+            )
+            assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+            migrating.rename(template)  # only a finished migration becomes the template
+    shutil.copyfile(template, Path(_HOME) / "airflow.db")
 
 
 @pytest.fixture(scope="session")
@@ -95,5 +117,16 @@ def platform(emulator_server: EmulatorServer, monkeypatch: pytest.MonkeyPatch) -
     return reset_platform(emulator_server, monkeypatch)
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """
+    The slow tests first (a stable sort, so pytest-randomly's order holds otherwise): the workers start on the
+    long ones and end on short ones, instead of one worker running a long test while the other has nothing left.
+    """
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     shutil.rmtree(_HOME, ignore_errors=True)
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        shutil.rmtree(_DB_TEMPLATE, ignore_errors=True)

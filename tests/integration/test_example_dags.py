@@ -13,13 +13,12 @@ from typing import Any
 
 import pytest
 
-from tests.support.airflow_versions import airflow_logs_at_level, dag_bag, param_validation_error
+from tests.integration.conftest import DemoRun
+from tests.support.airflow_versions import dag_bag, param_validation_error
 from tests.support.paths import EXAMPLE_DAGS, REPO
 
 DAGS = EXAMPLE_DAGS
 DAG_FILES = sorted(DAGS.glob("messaging_platform_*.py"))
-#: The example that writes the rotated key through Airflow's REST API: it needs the session's Airflow API server.
-ROTATION_EXAMPLE = "messaging_platform_api_key_rotation"
 
 # A param named like this names something in one account (an id, a channel, a phone number, a receiver's URL):
 # no default can be right for every account.
@@ -116,48 +115,17 @@ def test_no_example_dag_or_data_file_names_an_id_only_the_emulator_has():
     assert hits == []
 
 
-def conf_for(dag_id: str, seed: Any) -> dict[str, Any]:
-    """What a user passes when triggering each example; here the account's ids are the emulator's seed."""
-    confs: dict[str, dict[str, Any]] = {
-        "messaging_platform_campaign_launch": {
-            "channel": seed.resources["channel_id"],
-            "keyword_id": seed.resources["keyword_id"],
-            "callback_url": RECEIVER,
-        },
-        "messaging_platform_hook_walkthrough": {"from_long_code": LONG_CODE, "call_to": CALL_TO},
-        "messaging_platform_schedule_reconcile": {"action_id": seed.action_id},
-        "messaging_platform_voice_call_push": {
-            "contact_list_id": seed.resources["contact_list_id"],
-            "from_long_code": LONG_CODE,
-        },
-    }
-    return confs.get(dag_id, {})
-
-
-@pytest.mark.parametrize(
-    "dag_file",
-    [
-        pytest.param(p, marks=[pytest.mark.slow, pytest.mark.xdist_group("airflow_api_server")])
-        if p.stem == ROTATION_EXAMPLE
-        else p
-        for p in DAG_FILES
-    ],
-    ids=lambda p: p.stem,
-)
-def test_example_dag_runs_to_success(home_scan, platform, airflow_db, capfd, dag_file, request, monkeypatch):
-    if dag_file.stem == ROTATION_EXAMPLE:
-        request.getfixturevalue("rotation_example_connections")  # API server, airflow_api_default, the DB connection
-    monkeypatch.setenv("AIRFLOW_VAR_MESSAGING_PLATFORM_WELCOME_LONG_CODE", LONG_CODE)  # the keyword example's
-    bag = load_dags()
-    dag = bag.get_dag(dag_file.stem)
-    # No logical date: the default of the REST API and of `airflow dags trigger`, so no `ds` in the context.
-    with airflow_logs_at_level():
-        run = dag.test(run_conf=conf_for(dag_file.stem, platform.seed) or None, logical_date=None)
-    captured = capfd.readouterr()
-    assert run.state == "success", captured.out[-3000:] + captured.err[-3000:]
-    assert platform.control.requests(), "the DAG sent nothing to the emulator"
-    assert platform.seed.api_secret not in captured.out + captured.err
-    for ti in run.get_task_instances():
-        assert ti.state in ("success", "skipped"), (ti.task_id, ti.state)
-    # XCom, rendered fields and task logs all live under AIRFLOW_HOME (SQLite database and log folder).
-    assert home_scan.leaks([platform.seed.api_secret]) == []
+@pytest.mark.slow
+@pytest.mark.xdist_group("demo")
+@pytest.mark.parametrize("dag_file", DAG_FILES, ids=lambda p: p.stem)
+def test_example_dag_runs_to_success(demo_run: DemoRun, dag_file):
+    """
+    Run as users run it: ``airflow dags test <dag id> --conf <their ids>``, in the demo (``scripts/demo.py``), which
+    gives each DAG the ids the emulator seeded. It succeeds after calling the platform, and the demo's scan of the
+    output, the task logs and the metadata database finds no secret that went over the wire.
+    """
+    row = demo_run.rows.get(dag_file.stem)
+    assert row is not None, demo_run.tail
+    assert row.state == "success", demo_run.tail
+    assert row.calls > 0, row.line  # it reached the emulator
+    assert "(DAG output, task logs, metadata database): clean" in demo_run.text
