@@ -92,7 +92,19 @@ class AirflowApiServer:
     def start(self) -> AirflowApiServer:
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "airflow", "api-server", "--host", self.host, "--port", str(self.port)],
+                # The REST API, the UI and plugins ("core"); tasks here run in-process, not through "execution".
+                [
+                    sys.executable,
+                    "-m",
+                    "airflow",
+                    "api-server",
+                    "--apps",
+                    "core",
+                    "--host",
+                    self.host,
+                    "--port",
+                    str(self.port),
+                ],
                 env=self.env,
                 stdout=log,
                 stderr=subprocess.STDOUT,
