@@ -118,12 +118,14 @@ def platform(emulator_server: EmulatorServer, monkeypatch: pytest.MonkeyPatch) -
 
 
 @pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """
-    The slow tests first (a stable sort, so pytest-randomly's order holds otherwise): the workers start on the
-    long ones and end on short ones, instead of one worker running a long test while the other has nothing left.
+    Under pytest-xdist, the slow tests first (a stable sort, so pytest-randomly's order holds otherwise): the workers
+    start on the long ones and end on short ones, instead of one worker running a long test while the others have
+    nothing left. A run in one process keeps its order (``make mutation`` runs the fastest first).
     """
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    if hasattr(config, "workerinput"):
+        items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
