@@ -22,8 +22,7 @@ from uvicorn._types import ASGIReceiveCallable, ASGISendCallable, Scope
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.server import ServerState
 
-from .asgi_types import Receive
-from .asgi_types import Scope as AnyScope
+from .asgi_types import Receive, Scope as AnyScope
 
 EXTENSION = "messaging_platform_emulator.connection"
 DISCONNECT_WAIT_SECONDS = 5.0

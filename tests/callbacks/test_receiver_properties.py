@@ -14,8 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from messaging_platform_provider.callbacks.receiver import Receiver
 from messaging_platform_provider.callbacks.server import ReceiverServer

@@ -16,8 +16,7 @@ from urllib.parse import unquote
 import httpx
 import pytest
 import requests
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from messaging_platform_provider.client import MessagingPlatformApiError, MessagingPlatformValidationError
 from messaging_platform_provider.client.operations import OPERATIONS, Operation

@@ -55,6 +55,22 @@ def test_the_client_is_built_from_the_connection(platform):
     assert sent["status"] == 200 and key_of(sent) == platform.seed.api_key  # the connection's login and password
 
 
+def test_a_secret_in_an_answer_is_masked_as_it_is_read(platform):
+    """What the sync hook does (``Operation.secrets_in``): the new key's secret is masked before anything logs it."""
+    from messaging_platform_provider.client.operations import Operations
+    from tests.support.airflow_versions import secrets_masker
+
+    async def scenario() -> Any:
+        hook = MessagingPlatformAsyncHook()
+        try:
+            return await hook.call(Operations.create_api_key, body={"Label": "Masked in a trigger", "TypeId": 2})
+        finally:
+            await hook.aclose()
+
+    secret = asyncio.run(scenario())["Secret"]
+    assert secret and secrets_masker().redact(f"value={secret}") == "value=***"
+
+
 def test_timeouts_come_from_the_connection_and_the_hooks_own_win(platform, monkeypatch):
     monkeypatch.setenv(CONN_ENV, platform.connection_json(extra={"read_timeout": 30}))
     monkeypatch.setenv("AIRFLOW_CONN_MP_SHORT", platform.connection_json(extra={"read_timeout": 0.5}))

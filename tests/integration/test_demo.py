@@ -6,8 +6,7 @@ import sys
 
 import pytest
 
-from tests.integration.conftest import DEMO_SECRET as SECRET
-from tests.integration.conftest import DemoRun
+from tests.integration.conftest import DEMO_SECRET as SECRET, DemoRun
 from tests.support.paths import EXAMPLE_DAGS, SCRIPTS
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from enum import IntEnum
 from typing import Any
 
 from .base import STATUS_ACTIVE, STATUS_NAMES, Audit, SoftDeletable, optional_timestamp
@@ -12,19 +13,27 @@ from .base import STATUS_ACTIVE, STATUS_NAMES, Audit, SoftDeletable, optional_ti
 CAMPAIGN_TYPES = {0: "Gateway", 1: "Basic", 2: "Dialog", 3: "Question", 4: "Coupon", 5: "Sweepstakes", 6: "Chat"}
 CAMPAIGN_TYPE_COUPON = 4
 
-# CouponType and ValidDateType (null counts as None).
-COUPON_TYPES = {0: "Static", 1: "Dynamic", 2: "External"}
-COUPON_STATIC = 0
-COUPON_EXTERNAL = 2
+
+class CouponType(IntEnum):
+    STATIC = 0
+    DYNAMIC = 1
+    EXTERNAL = 2
+
+
+# CouponTypeId's values by name, and ValidDateType's (null counts as None).
+COUPON_TYPES = {t.value: t.name.title() for t in CouponType}
 VALID_DATE_TYPES = {0: "None", 1: "Static", 2: "Rolling"}
 DEFAULT_MAX_USES = 1
 
-# CouponStatus of a redemption (facts §2); anything but Redeemed is a failure.
-COUPON_REDEEMED = 0
-COUPON_NOT_FOUND = 1
-COUPON_EXPIRED = 2
-COUPON_LIMIT_REACHED = 3
-COUPON_NOT_STARTED = 4
+
+class CouponStatus(IntEnum):
+    """A redemption's CouponStatus (facts §2); anything but REDEEMED is a failure."""
+
+    REDEEMED = 0
+    NOT_FOUND = 1
+    EXPIRED = 2
+    LIMIT_REACHED = 3
+    NOT_STARTED = 4
 
 
 @dataclass

@@ -16,7 +16,6 @@ from typing import Any
 from ..errors import PROPERTY_ALREADY_IN_USE, PROPERTY_INVALID_VALUE, PROPERTY_REQUIRED, ErrorDetail, not_found
 from ..models import (
     CAMPAIGN_TYPE_COUPON,
-    COUPON_STATIC,
     COUPON_TYPES,
     DEFAULT_MAX_USES,
     VALID_DATE_TYPES,
@@ -25,6 +24,7 @@ from ..models import (
     Campaign,
     CampaignCoupon,
     CouponFields,
+    CouponType,
 )
 from ..store import Store
 from ..validation import Body, parse_json_object
@@ -99,7 +99,7 @@ class CampaignCouponService:
         # Required for every type (spec 2.4); "" is a given value (the vendor's .NET SDK sends it for
         # Dynamic and External coupons), null or absent is missing.
         static_code = body.string("StaticCode", required=True, allow_empty=True)
-        if type_id == COUPON_STATIC and static_code is not None and not static_code.strip():
+        if type_id == CouponType.STATIC and static_code is not None and not static_code.strip():
             message = "A Static coupon (CouponTypeId 0) needs a StaticCode that is not empty."
             body.errors.append(ErrorDetail(PROPERTY_REQUIRED, message, OBJECT_TYPE, "StaticCode"))
         external_id1, external_id2 = body.string("ExternalId1"), body.string("ExternalId2")

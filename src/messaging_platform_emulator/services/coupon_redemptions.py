@@ -18,15 +18,10 @@ from typing import Any
 
 from ..errors import PROPERTY_INVALID_VALUE, ErrorDetail, PlatformError, not_found
 from ..models import (
-    COUPON_EXPIRED,
-    COUPON_EXTERNAL,
-    COUPON_LIMIT_REACHED,
-    COUPON_NOT_FOUND,
-    COUPON_NOT_STARTED,
-    COUPON_REDEEMED,
-    COUPON_STATIC,
     ApiKey,
     CampaignCoupon,
+    CouponStatus,
+    CouponType,
     Redemption,
     optional_timestamp,
 )
@@ -55,19 +50,17 @@ class CouponRedemptionService:
             campaign = require_campaign(self._store, key, account_id, campaign_id)
             if campaign.id not in self._store.tables.campaign_coupons:
                 raise not_found(DEFINITION_OBJECT_TYPE, campaign_id)
-            counts = dict.fromkeys(
-                (COUPON_REDEEMED, COUPON_NOT_STARTED, COUPON_EXPIRED, COUPON_LIMIT_REACHED, COUPON_NOT_FOUND), 0
-            )
+            counts: dict[int, int] = dict.fromkeys(CouponStatus, 0)
             successful: list[datetime] = []
             for record in self._store.tables.redemptions:
                 if record.campaign_id == campaign.id:
                     counts[record.status] += 1
-                    if record.status == COUPON_REDEEMED:
+                    if record.status == CouponStatus.REDEEMED:
                         successful.append(record.created)
-            too_early, too_late = counts[COUPON_NOT_STARTED], counts[COUPON_EXPIRED]
-            too_many = counts[COUPON_LIMIT_REACHED]
+            too_early, too_late = counts[CouponStatus.NOT_STARTED], counts[CouponStatus.EXPIRED]
+            too_many = counts[CouponStatus.LIMIT_REACHED]
             return {
-                "RedemptionCount": counts[COUPON_REDEEMED],
+                "RedemptionCount": counts[CouponStatus.REDEEMED],
                 "TooEarlyCount": too_early,
                 "TooLateCount": too_late,
                 "TooManyCount": too_many,
@@ -85,7 +78,7 @@ class CouponRedemptionService:
             now = self._store.now()
             coupon = self._match(account_id, code)
             if coupon is None:
-                record = Redemption(account_id, None, contact_id, code, COUPON_NOT_FOUND, now)
+                record = Redemption(account_id, None, contact_id, code, CouponStatus.NOT_FOUND, now)
             else:
                 status = self._status(coupon, contact_id, now)
                 record = Redemption(account_id, coupon.campaign_id, contact_id, code, status, now)
@@ -111,9 +104,9 @@ class CouponRedemptionService:
             if coupon.account_id != account_id or find_campaign(self._store, account_id, campaign_id) is None:
                 continue
             fields = coupon.fields
-            if fields.coupon_type_id == COUPON_STATIC and fields.static_code and fields.static_code == code:
+            if fields.coupon_type_id == CouponType.STATIC and fields.static_code and fields.static_code == code:
                 return coupon
-            if fields.coupon_type_id == COUPON_EXTERNAL and fields.external_list_id is not None:
+            if fields.coupon_type_id == CouponType.EXTERNAL and fields.external_list_id is not None:
                 linked = self._coupon_lists.find(account_id, fields.external_list_id)
                 if linked is not None and code in linked.codes:
                     return coupon
@@ -122,15 +115,15 @@ class CouponRedemptionService:
     def _status(self, coupon: CampaignCoupon, contact_id: int | None, now: datetime) -> int:
         fields = coupon.fields
         if fields.valid_from is not None and now < fields.valid_from:
-            return COUPON_NOT_STARTED
+            return CouponStatus.NOT_STARTED
         if fields.valid_to is not None and now >= fields.valid_to:
-            return COUPON_EXPIRED
+            return CouponStatus.EXPIRED
         if contact_id is not None and fields.max_uses:
             used = sum(
                 1
                 for r in self._store.tables.redemptions
-                if (r.campaign_id, r.contact_id, r.status) == (coupon.campaign_id, contact_id, COUPON_REDEEMED)
+                if (r.campaign_id, r.contact_id, r.status) == (coupon.campaign_id, contact_id, CouponStatus.REDEEMED)
             )
             if used >= fields.max_uses:
-                return COUPON_LIMIT_REACHED
-        return COUPON_REDEEMED
+                return CouponStatus.LIMIT_REACHED
+        return CouponStatus.REDEEMED

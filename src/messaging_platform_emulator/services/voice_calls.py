@@ -19,8 +19,7 @@ from ..models import (
 from ..store import Store
 from ..validation import Body, parse_json_object
 from .access import find_campaign, owned_rows, require_account, require_owned
-from .schedules import OBJECT_TYPE as SCHEDULE_OBJECT_TYPE
-from .schedules import ScheduleService, collect_schedule_fields
+from .schedules import OBJECT_TYPE as SCHEDULE_OBJECT_TYPE, ScheduleService, collect_schedule_fields
 
 OBJECT_TYPE = "ActionPushVoiceCall"
 NOT_FOUND_TYPE = "Action"

@@ -85,17 +85,11 @@ class NewCallback:
         )
 
 
-@dataclass(frozen=True)
-class StoredCallback:
+@dataclass(frozen=True, kw_only=True)
+class StoredCallback(NewCallback):
+    """A stored callback: its fields, and its position in the store (``seq``)."""
+
     seq: int
-    transaction_id: str
-    callback_type: int
-    account_id: int
-    keyword: str | None
-    phone_number: str | None
-    callback_timestamp: str
-    received_at: datetime
-    payload: dict[str, Any]
 
     def to_event(self) -> dict[str, Any]:
         """The JSON form handed to Airflow (trigger event, asset event extra, XCom): no token in it."""

@@ -7,18 +7,20 @@ parsed) does not import ``requests``.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from messaging_platform_provider.lazy_exports import lazy_exports
+
+# Explicit re-exports ("X as X") for type checkers; at run time the names come from __getattr__.
 if TYPE_CHECKING:
-    from messaging_platform_provider.client.client import MessagingPlatformClient
+    from messaging_platform_provider.client.client import MessagingPlatformClient as MessagingPlatformClient
     from messaging_platform_provider.client.errors import (
-        ErrorDetail,
-        MessagingPlatformApiError,
-        MessagingPlatformValidationError,
+        ErrorDetail as ErrorDetail,
+        MessagingPlatformApiError as MessagingPlatformApiError,
+        MessagingPlatformValidationError as MessagingPlatformValidationError,
     )
-    from messaging_platform_provider.client.once import CreateOnce
-    from messaging_platform_provider.client.retry import RetryPolicy
+    from messaging_platform_provider.client.once import CreateOnce as CreateOnce
+    from messaging_platform_provider.client.retry import RetryPolicy as RetryPolicy
 
 _WHERE = {
     "MessagingPlatformClient": "client",
@@ -29,17 +31,4 @@ _WHERE = {
     "RetryPolicy": "retry",
 }
 
-__all__ = [
-    "CreateOnce",
-    "ErrorDetail",
-    "MessagingPlatformApiError",
-    "MessagingPlatformClient",
-    "MessagingPlatformValidationError",
-    "RetryPolicy",
-]
-
-
-def __getattr__(name: str) -> Any:
-    if name in _WHERE:
-        return getattr(import_module(f"{__name__}.{_WHERE[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__all__, __getattr__ = lazy_exports(__name__, _WHERE)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import string
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from messaging_platform_provider.client.bodies import (
     ApiKeyFields,
@@ -85,6 +85,12 @@ class Operation:
     @property
     def path_params(self) -> tuple[str, ...]:
         return tuple(f for _, f, _, _ in string.Formatter().parse(self.path) if f)
+
+    def secrets_in(self, answer: Any) -> list[str]:
+        """The secrets in this operation's answer (its ``secret_fields``), for the hooks to mask as they read them."""
+        if not isinstance(answer, dict):
+            return []
+        return [answer[name] for name in self.secret_fields if answer.get(name)]
 
 
 def _ints(*names: str) -> frozenset[str]:

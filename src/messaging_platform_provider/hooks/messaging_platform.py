@@ -110,9 +110,8 @@ class MessagingPlatformHook(BaseHook, ApiMethods):
             if exc.status != 401 or not self._reread_connection():
                 raise
             result = self.client.call(operation, account_id=account_id, body=body, query=query, **path_params)
-        for name in resolve(operation).secret_fields:
-            if isinstance(result, dict) and result.get(name):
-                mask_secret(result[name])  # masked the moment it is read, before anything can log it
+        for secret in resolve(operation).secrets_in(result):
+            mask_secret(secret)  # masked the moment it is read, before anything can log it
         return result
 
     def _reread_connection(self) -> bool:

@@ -22,7 +22,7 @@ from typing import Any
 
 from messaging_platform_provider.client.async_client import AsyncMessagingPlatformClient
 from messaging_platform_provider.client.errors import MessagingPlatformApiError
-from messaging_platform_provider.client.operations import Operation
+from messaging_platform_provider.client.operations import Operation, resolve
 from messaging_platform_provider.compat import BaseHook, aget_connection, amask_secret
 from messaging_platform_provider.hooks.connection import (
     ConnectionSettings,
@@ -92,13 +92,16 @@ class MessagingPlatformAsyncHook(BaseHook):
     ) -> Any:
         client = await self.aget_conn()
         try:
-            return await client.call(operation, account_id=account_id, body=body, query=query, **path_params)
+            result = await client.call(operation, account_id=account_id, body=body, query=query, **path_params)
         except MessagingPlatformApiError as exc:
             # A 401 is refused before anything is done, so sending the call again is safe, even a create.
             if exc.status != 401 or not await self._reread_connection(client):
                 raise
-        client = await self.aget_conn()
-        return await client.call(operation, account_id=account_id, body=body, query=query, **path_params)
+            client = await self.aget_conn()
+            result = await client.call(operation, account_id=account_id, body=body, query=query, **path_params)
+        for secret in resolve(operation).secrets_in(result):
+            await amask_secret(secret)  # masked the moment it is read, as the sync hook does
+        return result
 
     async def _reread_connection(self, stale: AsyncMessagingPlatformClient) -> bool:
         """After a 401 on ``stale``: whether a client with other credentials is now in place."""

@@ -7,20 +7,28 @@ does not import ``requests`` or the client while it is parsed.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from messaging_platform_provider.lazy_exports import lazy_exports
+
+# Explicit re-exports ("X as X") for type checkers; at run time the names come from __getattr__.
 if TYPE_CHECKING:
-    from messaging_platform_provider.rotation.airflow_api import AirflowApiError, AirflowRestApi
-    from messaging_platform_provider.rotation.airflow_target import AirflowConnectionTarget
-    from messaging_platform_provider.rotation.credentials import Credential
-    from messaging_platform_provider.rotation.outcome import RotationError, RotationResult
-    from messaging_platform_provider.rotation.rotate import ApiKeyRotation
+    from messaging_platform_provider.rotation.airflow_api import (
+        AirflowApiError as AirflowApiError,
+        AirflowRestApi as AirflowRestApi,
+    )
+    from messaging_platform_provider.rotation.airflow_target import AirflowConnectionTarget as AirflowConnectionTarget
+    from messaging_platform_provider.rotation.credentials import Credential as Credential
+    from messaging_platform_provider.rotation.outcome import (
+        RotationError as RotationError,
+        RotationResult as RotationResult,
+    )
+    from messaging_platform_provider.rotation.rotate import ApiKeyRotation as ApiKeyRotation
     from messaging_platform_provider.rotation.targets import (
-        CallableTarget,
-        CredentialTarget,
-        FileTarget,
-        InMemoryTarget,
+        CallableTarget as CallableTarget,
+        CredentialTarget as CredentialTarget,
+        FileTarget as FileTarget,
+        InMemoryTarget as InMemoryTarget,
     )
 
 _WHERE = {
@@ -37,22 +45,4 @@ _WHERE = {
     "InMemoryTarget": "targets",
 }
 
-__all__ = [
-    "AirflowApiError",
-    "AirflowConnectionTarget",
-    "AirflowRestApi",
-    "ApiKeyRotation",
-    "CallableTarget",
-    "Credential",
-    "CredentialTarget",
-    "FileTarget",
-    "InMemoryTarget",
-    "RotationError",
-    "RotationResult",
-]
-
-
-def __getattr__(name: str) -> Any:
-    if name in _WHERE:
-        return getattr(import_module(f"{__name__}.{_WHERE[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__all__, __getattr__ = lazy_exports(__name__, _WHERE)
