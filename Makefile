@@ -36,8 +36,9 @@ lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+MYPY_NICE ?=
 typecheck: venv
-	$(BIN)/mypy
+	$(MYPY_NICE) $(BIN)/mypy
 
 # Three workers (pytest-xdist) on two cores: a third of the suite's wall time is waiting (schedules that take seconds,
 # servers starting), which the third worker fills. The tests that share a session resource (the Airflow API server,
@@ -51,9 +52,10 @@ pytest: venv postgres
 postgres:
 	@[ -x /usr/lib/postgresql/15/bin/pg_ctl ] || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; } || { echo "the callback tests need Debian's postgresql package (apt-get install postgresql)"; exit 1; }
 
-# Lint first (a second); then mypy beside the suite, so its 20 s of one core overlap the suite's start.
+# Lint first (a second); then mypy beside the suite, at the lowest CPU priority: its 20 s of one core go into the
+# moments the suite's workers wait (servers starting, schedules that take seconds) instead of slowing them down.
 test: lint
-	@$(MAKE) --no-print-directory -j2 typecheck pytest
+	@$(MAKE) --no-print-directory -j2 typecheck pytest MYPY_NICE="nice -n 19"
 
 # The property-based tests with 20 times `make test`'s example budget: every receiver property over SQLite and
 # PostgreSQL, and every operation's path and query values (docs/reliability.md has the figures).
