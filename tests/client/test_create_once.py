@@ -105,3 +105,14 @@ def test_a_create_found_in_the_list_but_gone_when_read_is_returned_as_listed(pla
     found = hook.create_campaign(name="Mine", campaign_type="Basic", once=once)
     assert (found["Id"], found["Name"], found["UserData"]) == (3001, "Mine", "[af:0000000000000d01]")
     assert [r["method"] for r in platform.control.requests()].count("POST") == 1
+
+
+def test_the_memory_store_reads_back_what_was_set_and_the_default_for_what_was_not():
+    """The stand-in for a task state store that rotation uses when it runs outside a task."""
+    from messaging_platform_provider.client.once import MemoryStateStore
+
+    store = MemoryStateStore()
+    store.set("rotation", {"step": "stored"})
+    assert store.get("rotation") == {"step": "stored"}
+    assert store.get("missing") is None
+    assert store.get("missing", {"fresh": True}) == {"fresh": True}

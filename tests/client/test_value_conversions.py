@@ -83,7 +83,7 @@ def test_a_naive_value_is_kept_to_the_second():
     ids=["time", "time-late", "time-midnight", "text"],
 )
 def test_run_at_is_sent_as_hh_mm_ss(value, expected):
-    assert run_at(value) == expected
+    assert run_at(value, "RunAt") == expected
 
 
 # -- zone --------------------------------------------------------------------------------------------------------------

@@ -70,6 +70,18 @@ def test_poke_mode_succeeds_on_completed_and_returns_the_schedule(platform):
     assert {r["status"] for r in reads} == {200}
 
 
+def test_poke_mode_polls_through_the_connection_it_names(platform, monkeypatch, closed_port):
+    """The sensor's own ``messaging_platform_conn_id``, not the default one (here a port where nobody listens)."""
+    schedule = Lifecycle(platform).new_schedule(**SOON, outcome="Completed")
+    monkeypatch.setenv("AIRFLOW_CONN_MP_OTHER", platform.connection_json())
+    monkeypatch.setenv(
+        "AIRFLOW_CONN_MESSAGING_PLATFORM_DEFAULT",
+        platform.connection_json(extra={"base_url": f"http://127.0.0.1:{closed_port}/api/v2.1"}),
+    )
+    result = poke_run(sensor(5001, schedule["Id"], messaging_platform_conn_id="mp_other"))
+    assert (result["Id"], result["ProcessStatus"]) == (schedule["Id"], "Completed")
+
+
 @pytest.mark.parametrize("ending", ["Failed", "Aborted"])
 def test_poke_mode_fails_without_retry_on_a_failure_status(platform, ending):
     life = Lifecycle(platform)

@@ -38,7 +38,7 @@ def enum_value(field: str, value: Any, names: dict[str, int]) -> int:
     raise MessagingPlatformValidationError(field, f"{value!r} is not valid", allowed)
 
 
-def run_at(value: Any, field: str = "RunAt") -> str:
+def run_at(value: Any, field: str) -> str:
     if isinstance(value, time):
         return value.strftime("%H:%M:%S")
     if isinstance(value, str) and _RUN_AT.match(value.strip()):
@@ -54,7 +54,7 @@ def _items(value: Any) -> list[str]:
     return [str(value)]
 
 
-def week_days(value: Any, field: str = "WeekDay") -> str:
+def week_days(value: Any, field: str) -> str:
     days = []
     for item in _items(value):
         day = _FULL_DAY_NAMES.get(item.lower(), item.upper())
@@ -67,7 +67,7 @@ def week_days(value: Any, field: str = "WeekDay") -> str:
     return ", ".join(days)
 
 
-def month_days(value: Any, field: str = "MonthDay") -> str:
+def month_days(value: Any, field: str) -> str:
     days: list[int] = []
     for item in _items(value):
         if not item.isdigit() or not 1 <= int(item) <= 31:
