@@ -34,6 +34,11 @@ class DemoRun:
     def tail(self) -> str:
         return self.text[-4000:]
 
+    @property
+    def scan_clean(self) -> bool:
+        """Whether the demo's secret scan (DAG output, task logs, metadata database) found nothing."""
+        return "(DAG output, task logs, metadata database): clean" in self.text
+
 
 @pytest.fixture(scope="session")
 def demo_run() -> DemoRun:

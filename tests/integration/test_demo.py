@@ -22,7 +22,7 @@ def test_demo_runs_every_dag_to_success_without_showing_the_secret(demo_run: Dem
     assert rows["messaging_platform_schedule_reconcile"].endswith('{"action_id": 5001}')
     assert '"contact_list_id": 4001' in rows["messaging_platform_voice_call_push"]
     assert '"channel": 22, "keyword_id": 8001' in rows["messaging_platform_campaign_launch"]
-    assert "(DAG output, task logs, metadata database): clean" in demo_run.text
+    assert demo_run.scan_clean, demo_run.tail
     assert SECRET not in demo_run.text
 
 

@@ -128,4 +128,4 @@ def test_example_dag_runs_to_success(demo_run: DemoRun, dag_file):
     assert row is not None, demo_run.tail
     assert row.state == "success", demo_run.tail
     assert row.calls > 0, row.line  # it reached the emulator
-    assert "(DAG output, task logs, metadata database): clean" in demo_run.text
+    assert demo_run.scan_clean, demo_run.tail
