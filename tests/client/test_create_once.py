@@ -116,3 +116,50 @@ def test_the_memory_store_reads_back_what_was_set_and_the_default_for_what_was_n
     assert store.get("rotation") == {"step": "stored"}
     assert store.get("missing") is None
     assert store.get("missing", {"fresh": True}) == {"fresh": True}
+
+
+def test_a_retry_adopts_the_schedule_its_first_try_made_though_it_asks_for_a_later_time(platform):
+    """
+    "Once, now": each try computes its own time, so the retry's request differs from what the first try made.
+    Found by the matrix run, when a second passed between the walkthrough test's two tries; in production the
+    retry delay makes them differ every time.
+    """
+    hook = MessagingPlatformHook()
+    store = InMemoryStore()
+    once = CreateOnce("0000000000000e01", store)
+    platform.control.add_fault(kind="commit_then_drop", method="POST", path="/schedule$", count=1)
+    with pytest.raises(MessagingPlatformApiError):
+        hook.create_schedule(5001, "OneTime", "10:00:00", "2026-12-01T10:00:00", once=once)
+    again = hook.create_schedule(5001, "OneTime", "10:05:00", "2026-12-01T10:05:00", once=once)
+    assert (again["RunAt"], again["StartFrom"][:19]) == ("10:00:00", "2026-12-01T10:00:00")  # the first try's
+    assert [r["method"] for r in platform.control.requests()].count("POST") == 1
+    assert len(hook.list_schedules(5001)) == 1
+
+
+def test_a_retry_whose_own_create_was_lost_is_found_by_the_next_try(platform):
+    """Try 1 is refused before anything is made, try 2 (another time) is made and loses its answer, try 3 adopts it."""
+    hook = MessagingPlatformHook()
+    store = InMemoryStore()
+    once = CreateOnce("0000000000000e02", store)
+    platform.control.add_fault(kind="status", status=503, method="POST", path="/schedule$", count=1)
+    with pytest.raises(MessagingPlatformApiError):
+        hook.create_schedule(5001, "OneTime", "10:00:00", "2026-12-01T10:00:00", once=once)
+    platform.control.add_fault(kind="commit_then_drop", method="POST", path="/schedule$", count=1)
+    with pytest.raises(MessagingPlatformApiError):
+        hook.create_schedule(5001, "OneTime", "10:05:00", "2026-12-01T10:05:00", once=once)
+    third = hook.create_schedule(5001, "OneTime", "10:10:00", "2026-12-01T10:10:00", once=once)
+    assert third["RunAt"] == "10:05:00"
+    assert [r["method"] for r in platform.control.requests()].count("POST") == 2  # the refused one and the lost one
+    assert [s["RunAt"] for s in hook.list_schedules(5001)] == ["10:05:00"]
+
+
+def test_the_store_keeps_a_digest_of_a_callbacks_fields_never_its_url(platform):
+    """A callback URL may carry a token: the state store (an Airflow Variable before 3.3) must not hold it."""
+    hook = MessagingPlatformHook()
+    store = InMemoryStore()
+    url = "https://hooks.example.com/in?token=s3cr3t-callback-token"
+    hook.create_callback("Keyword", url, once=CreateOnce("0000000000000e03", store))
+    kept = str(store.data)
+    assert "s3cr3t-callback-token" not in kept and "hooks.example.com" not in kept
+    (state,) = store.data.values()
+    assert sorted(state) == ["id", "sent", "watermark"] and len(state["sent"]) == 32

@@ -8,7 +8,9 @@ create looks for what an earlier try made:
 1. the id an earlier try stored in the task state store after it succeeded (re-read; still there → done);
 2. otherwise a resource carrying the run-scoped marker in the operation's ``marker_field``, or, for
    resources without a free-text field, one whose ``match_fields`` equal the request's (for voice calls only
-   among resources newer than the watermark an earlier try stored before sending).
+   among resources newer than the watermark an earlier try stored before sending). When an earlier try stored
+   a digest of the match fields it sent, a candidate is compared with that digest rather than with this try's
+   request: a value computed at run time ("once, now") differs between tries, the resource made does not.
 
 Only when nothing is found is the POST sent. Per operation, the ``Dedupe`` declaration in ``operations.py``
 says which rule applies.
@@ -17,6 +19,7 @@ says which rule applies.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -88,10 +91,26 @@ def with_marker(body: Mapping[str, Any], field: str, once: CreateOnce) -> dict[s
     return marked
 
 
-def matches(item: Mapping[str, Any], body: Mapping[str, Any], dedupe: Dedupe, once: CreateOnce) -> bool:
-    """Marker in the marker field, or every match field equal (exactly, but for day lists' formatting)."""
+def match_digest(values: Mapping[str, Any], dedupe: Dedupe) -> str:
+    """
+    A digest of the match fields' comparable values: what a create keeps of its request for the next try, so
+    the store never holds the values themselves (a callback URL, a voice call's targets).
+    """
+    canonical = json.dumps([comparable(f, values.get(f)) for f in dedupe.match_fields], default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:32]
+
+
+def matches(
+    item: Mapping[str, Any], body: Mapping[str, Any], dedupe: Dedupe, once: CreateOnce, sent: str | None = None
+) -> bool:
+    """
+    Marker in the marker field; or the match fields' digest equal to ``sent``, what an earlier try sent; or,
+    without it, every match field equal to the request's (exactly, but for day lists' formatting).
+    """
     if dedupe.marker_field:
         return once.marker in str(item.get(dedupe.marker_field) or "")
+    if sent is not None:
+        return match_digest(item, dedupe) == sent
     return all(comparable(f, item.get(f)) == comparable(f, body.get(f)) for f in dedupe.match_fields)
 
 
@@ -168,17 +187,20 @@ def create_once(
 
     if state.get("id") is not None and (found := read(state["id"])) is not None:
         return found
-    watermark = state.get("watermark")
+    watermark, sent = state.get("watermark"), state.get("sent")
     can_search = not dedupe.after_watermark or watermark is not None
     items: list[Any] = call(dedupe.lookup, account_id=account_id, **path_params)
     if can_search:
         for item in items:
             newer = watermark is None or int(item.get("Id", 0)) > int(watermark)
-            if newer and matches(item, body, dedupe, once):
+            if newer and matches(item, body, dedupe, once, sent):
                 return read(item["Id"]) or dict(item)
-    if once.store is not None and watermark is None:
-        once.store.set(key, {"watermark": _max_id(items)})
+    kept: dict[str, Any] = {"watermark": watermark if watermark is not None else _max_id(items)}
+    if dedupe.match_fields:
+        kept["sent"] = match_digest(body, dedupe)
+    if once.store is not None and state != kept:  # before the POST: a lost answer leaves this for the next try
+        once.store.set(key, kept)
     result: dict[str, Any] = call(operation, account_id=account_id, body=dict(body), **path_params)
     if once.store is not None and result and result.get("Id") is not None:
-        once.store.set(key, {"id": result["Id"], "watermark": watermark if watermark is not None else _max_id(items)})
+        once.store.set(key, {"id": result["Id"], **kept})
     return result
