@@ -14,7 +14,15 @@ from messaging_platform_provider.operators import (
     MessagingPlatformListApiKeysOperator,
     MessagingPlatformRevokeApiKeyOperator,
 )
-from tests.support.operator_context import assert_wire_headers, clear_requests, run, sent, strip_marker, task_context
+from tests.support.operator_context import (
+    assert_wire_headers,
+    clear_requests,
+    fails_without_retry,
+    run,
+    sent,
+    strip_marker,
+    task_context,
+)
 
 KEYS = "/api/v2.1/account/1001/api-key"
 
@@ -64,7 +72,7 @@ def test_get_api_key_with_include_secret(platform):
 
 
 def test_get_api_key_account_override(platform):
-    with pytest.raises(MessagingPlatformApiError) as caught:
+    with fails_without_retry(MessagingPlatformApiError) as caught:
         run(MessagingPlatformGetApiKeyOperator(task_id="g", key_id=1, account_id=1005))
     assert caught.value.status == 404
     assert sent(platform.control.requests()[0]) == ("GET", "/api/v2.1/account/1005/api-key/1", "")
@@ -136,7 +144,7 @@ def test_create_api_key_retry_without_stored_id_finds_it_by_marker_with_its_secr
     ],
 )
 def test_create_api_key_bad_input_fails_before_any_request(platform, kwargs, field):
-    with pytest.raises(MessagingPlatformValidationError) as caught:
+    with fails_without_retry(MessagingPlatformValidationError) as caught:
         run(MessagingPlatformCreateApiKeyOperator(task_id="k", **kwargs))
     assert caught.value.field == field and field in str(caught.value)
     assert platform.control.requests() == []
@@ -195,6 +203,6 @@ def test_revoke_api_key_true_then_false(platform):
 
 
 def test_revoke_api_key_missing_not_ok_fails(platform):
-    with pytest.raises(MessagingPlatformApiError) as caught:
+    with fails_without_retry(MessagingPlatformApiError) as caught:
         run(MessagingPlatformRevokeApiKeyOperator(task_id="rv", key_id=99, missing_ok=False))
     assert caught.value.status == 404

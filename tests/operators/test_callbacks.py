@@ -14,7 +14,15 @@ from messaging_platform_provider.operators import (
     MessagingPlatformGetCallbackOperator,
     MessagingPlatformListCallbacksOperator,
 )
-from tests.support.operator_context import assert_wire_headers, clear_requests, run, seed, sent, task_context
+from tests.support.operator_context import (
+    assert_wire_headers,
+    clear_requests,
+    fails_without_retry,
+    run,
+    seed,
+    sent,
+    task_context,
+)
 
 CALLBACKS = "/api/v2.1/account/1001/callback"
 KEYWORD = "/api/v2.1/account/1001/channel/22/keyword/8001/campaign"
@@ -91,7 +99,7 @@ def test_create_callback_does_not_adopt_a_record_whose_url_differs_in_case(platf
     ],
 )
 def test_create_callback_bad_input_fails_before_any_request(platform, kwargs, field):
-    with pytest.raises(MessagingPlatformValidationError) as caught:
+    with fails_without_retry(MessagingPlatformValidationError) as caught:
         run(MessagingPlatformCreateCallbackOperator(task_id="cb", **kwargs))
     assert caught.value.field == field and field in str(caught.value)
     assert platform.control.requests() == []
@@ -125,7 +133,7 @@ def test_list_callbacks(platform):
 
 def test_list_callbacks_empty_and_account_override(platform):
     assert run(MessagingPlatformListCallbacksOperator(task_id="l")) == []
-    with pytest.raises(MessagingPlatformApiError):
+    with fails_without_retry(MessagingPlatformApiError):
         run(MessagingPlatformListCallbacksOperator(task_id="l", account_id="1009"))
     first, second = platform.control.requests()
     assert (sent(first), first["status"]) == (("GET", CALLBACKS, ""), 204)
@@ -177,7 +185,7 @@ def test_attach_keyword_campaign_bad_campaign_id_fails_before_any_request(platfo
     op = MessagingPlatformAttachKeywordCampaignOperator(
         task_id="kw", channel=22, keyword_id=8001, campaign_id=campaign_id
     )
-    with pytest.raises(MessagingPlatformValidationError) as caught:
+    with fails_without_retry(MessagingPlatformValidationError) as caught:
         run(op)
     assert caught.value.field == "campaign_id" and "campaign_id" in str(caught.value)
     assert platform.control.requests() == []
@@ -185,7 +193,7 @@ def test_attach_keyword_campaign_bad_campaign_id_fails_before_any_request(platfo
 
 def test_attach_keyword_campaign_unknown_campaign_is_refused(platform):
     op = MessagingPlatformAttachKeywordCampaignOperator(task_id="kw", channel=22, keyword_id=8001, campaign_id=3999)
-    with pytest.raises(MessagingPlatformApiError) as caught:
+    with fails_without_retry(MessagingPlatformApiError) as caught:
         run(op)
     assert caught.value.status == 404
     assert platform.control.requests()[0]["json"] == 3999

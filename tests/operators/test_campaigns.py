@@ -19,6 +19,7 @@ from messaging_platform_provider.operators import (
 from tests.support.operator_context import (
     assert_wire_headers,
     clear_requests,
+    fails_without_retry,
     run,
     sent,
     strip_marker,
@@ -129,7 +130,7 @@ def test_create_campaign_extra_is_merged_on_top(platform):
 )
 def test_create_campaign_bad_input_fails_before_any_request(platform, kwargs, field):
     op = MessagingPlatformCreateCampaignOperator(task_id="c", **kwargs)
-    with pytest.raises(MessagingPlatformValidationError) as caught:
+    with fails_without_retry(MessagingPlatformValidationError) as caught:
         run(op)
     assert caught.value.field == field
     assert field in str(caught.value)
@@ -208,7 +209,7 @@ def test_account_id_override_reaches_the_path(platform, monkeypatch):
 
 def test_account_id_override_to_another_account(platform):
     op = MessagingPlatformGetCampaignOperator(task_id="g", campaign_id=3001, account_id=1002)
-    with pytest.raises(MessagingPlatformApiError) as caught:
+    with fails_without_retry(MessagingPlatformApiError) as caught:
         run(op)
     assert caught.value.status == 404
     assert sent(platform.control.requests()[0]) == ("GET", "/api/v2.1/account/1002/campaign/3001", "")
@@ -238,7 +239,7 @@ def test_update_campaign_sends_only_the_given_fields(platform):
 )
 def test_update_campaign_bad_input_fails_before_any_request(platform, kwargs, field):
     op = MessagingPlatformUpdateCampaignOperator(task_id="u", campaign_id=3001, **kwargs)
-    with pytest.raises(MessagingPlatformValidationError) as caught:
+    with fails_without_retry(MessagingPlatformValidationError) as caught:
         run(op)
     assert caught.value.field == field and field in str(caught.value)
     assert platform.control.requests() == []
@@ -260,7 +261,7 @@ def test_delete_campaign_true_then_false(platform):
 
 def test_delete_campaign_missing_not_ok_fails(platform):
     op = MessagingPlatformDeleteCampaignOperator(task_id="d", campaign_id=3999, missing_ok=False)
-    with pytest.raises(MessagingPlatformApiError) as caught:
+    with fails_without_retry(MessagingPlatformApiError) as caught:
         run(op)
     assert caught.value.status == 404
     assert sent(platform.control.requests()[0]) == ("DELETE", f"{CAMPAIGNS}/3999", "")
@@ -332,7 +333,7 @@ def test_update_campaign_coupon_external_list_id_from_a_template_string(platform
 )
 def test_update_campaign_coupon_bad_input_fails_before_any_request(platform, kwargs, field):
     op = MessagingPlatformUpdateCampaignCouponOperator(task_id="cp", campaign_id=3001, **kwargs)
-    with pytest.raises(MessagingPlatformValidationError) as caught:
+    with fails_without_retry(MessagingPlatformValidationError) as caught:
         run(op)
     assert caught.value.field == field and field in str(caught.value)
     assert platform.control.requests() == []
@@ -344,7 +345,7 @@ def test_update_campaign_coupon_on_a_campaign_that_is_not_a_coupon_campaign(plat
     op = MessagingPlatformUpdateCampaignCouponOperator(
         task_id="cp", campaign_id=made["Id"], coupon_type="Static", static_code="X"
     )
-    with pytest.raises(MessagingPlatformApiError) as caught:
+    with fails_without_retry(MessagingPlatformApiError) as caught:
         run(op)
     assert caught.value.status == 400
     assert "CampaignTypeId" in [d.property_name for d in caught.value.details]

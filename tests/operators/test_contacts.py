@@ -14,7 +14,7 @@ from messaging_platform_provider.operators import (
     MessagingPlatformListFilterGroupsOperator,
     MessagingPlatformUpdateFilterGroupOperator,
 )
-from tests.support.operator_context import assert_wire_headers, run, seed, sent
+from tests.support.operator_context import assert_wire_headers, fails_without_retry, run, seed, sent
 
 CONTACTS = "/api/v2.1/account/1001/contact"
 GROUPS = "/api/v2.1/account/1001/contactlist/4001/group"
@@ -58,14 +58,14 @@ def test_list_contacts_past_the_end_is_an_empty_list(platform):
     ("kwargs", "field"), [({"top": -1}, "top"), ({"skip": "-3"}, "skip"), ({"top": "five"}, "top")]
 )
 def test_list_contacts_bad_paging_fails_before_any_request(platform, kwargs, field):
-    with pytest.raises(MessagingPlatformValidationError) as caught:
+    with fails_without_retry(MessagingPlatformValidationError) as caught:
         run(MessagingPlatformListContactsOperator(task_id="c", **kwargs))
     assert caught.value.field == field and field in str(caught.value)
     assert platform.control.requests() == []
 
 
 def test_list_contacts_account_override(platform):
-    with pytest.raises(MessagingPlatformApiError) as caught:
+    with fails_without_retry(MessagingPlatformApiError) as caught:
         run(MessagingPlatformListContactsOperator(task_id="c", account_id=1004, top=1))
     assert caught.value.status == 404
     record = platform.control.requests()[0]
@@ -96,7 +96,7 @@ def test_list_filter_groups_is_flat(platform):
 
 
 def test_list_filter_groups_of_an_unknown_list_is_not_found(platform):
-    with pytest.raises(MessagingPlatformApiError) as caught:
+    with fails_without_retry(MessagingPlatformApiError) as caught:
         run(MessagingPlatformListFilterGroupsOperator(task_id="fg", contact_list_id="4999"))
     assert caught.value.status == 404
     assert sent(platform.control.requests()[0]) == ("GET", "/api/v2.1/account/1001/contactlist/4999/group", "")
@@ -136,7 +136,7 @@ def test_update_filter_group_changes_the_operator_only(platform):
 )
 def test_update_filter_group_bad_input_fails_before_any_request(platform, kwargs, field):
     op = MessagingPlatformUpdateFilterGroupOperator(task_id="fg", contact_list_id=4001, group_id=4101, **kwargs)
-    with pytest.raises(MessagingPlatformValidationError) as caught:
+    with fails_without_retry(MessagingPlatformValidationError) as caught:
         run(op)
     assert caught.value.field == field and field in str(caught.value)
     assert platform.control.requests() == []

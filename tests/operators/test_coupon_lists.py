@@ -15,7 +15,15 @@ from messaging_platform_provider.operators import (
     MessagingPlatformListExternalCouponListsOperator,
     MessagingPlatformUpdateExternalCouponListOperator,
 )
-from tests.support.operator_context import assert_wire_headers, clear_requests, run, sent, strip_marker, task_context
+from tests.support.operator_context import (
+    assert_wire_headers,
+    clear_requests,
+    fails_without_retry,
+    run,
+    sent,
+    strip_marker,
+    task_context,
+)
 
 LISTS = "/api/v2.1/account/1001/external-couponlist"
 BODY_FIELDS = ("name", "description", "inheritable", "coupon_codes", "extra")
@@ -80,7 +88,7 @@ def test_create_external_coupon_list_retry_without_stored_id_finds_it_by_marker(
 )
 def test_create_external_coupon_list_bad_input_fails_before_any_request(platform, kwargs, field):
     op = MessagingPlatformCreateExternalCouponListOperator(task_id="cl", **kwargs)
-    with pytest.raises(MessagingPlatformValidationError) as caught:
+    with fails_without_retry(MessagingPlatformValidationError) as caught:
         run(op)
     assert caught.value.field == field and field in str(caught.value)
     assert platform.control.requests() == []
@@ -116,7 +124,7 @@ def test_list_external_coupon_lists_empty_is_an_empty_list(platform):
 
 
 def test_list_external_coupon_lists_account_override(platform):
-    with pytest.raises(MessagingPlatformApiError) as caught:
+    with fails_without_retry(MessagingPlatformApiError) as caught:
         run(MessagingPlatformListExternalCouponListsOperator(task_id="l", account_id=2002))
     assert caught.value.status == 404
     assert sent(platform.control.requests()[0]) == ("GET", "/api/v2.1/account/2002/external-couponlist", "")
@@ -159,7 +167,7 @@ def test_update_external_coupon_list_changes_fields_and_adds_codes(platform):
 )
 def test_update_external_coupon_list_bad_input_fails_before_any_request(platform, kwargs, field):
     op = MessagingPlatformUpdateExternalCouponListOperator(task_id="u", coupon_list_id=1, **kwargs)
-    with pytest.raises(MessagingPlatformValidationError) as caught:
+    with fails_without_retry(MessagingPlatformValidationError) as caught:
         run(op)
     assert caught.value.field == field and field in str(caught.value)
     assert platform.control.requests() == []
@@ -182,7 +190,7 @@ def test_delete_external_coupon_list_true_then_false(platform):
 
 def test_delete_external_coupon_list_missing_not_ok_fails(platform):
     op = MessagingPlatformDeleteExternalCouponListOperator(task_id="d", coupon_list_id=999, missing_ok=False)
-    with pytest.raises(MessagingPlatformApiError) as caught:
+    with fails_without_retry(MessagingPlatformApiError) as caught:
         run(op)
     assert caught.value.status == 404
 

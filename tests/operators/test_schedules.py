@@ -13,7 +13,14 @@ from messaging_platform_provider.operators import (
     MessagingPlatformListSchedulesOperator,
     MessagingPlatformUpdateScheduleOperator,
 )
-from tests.support.operator_context import assert_wire_headers, clear_requests, run, sent, task_context
+from tests.support.operator_context import (
+    assert_wire_headers,
+    clear_requests,
+    fails_without_retry,
+    run,
+    sent,
+    task_context,
+)
 
 SCHEDULES = "/api/v2.1/account/1001/action/5001/schedule"
 DEFINITION = ("schedule_type", "run_at", "start_from", "end_after", "week_day", "month_day", "extra")
@@ -125,7 +132,7 @@ def test_create_schedule_adopts_an_identical_schedule_instead_of_adding_one(plat
     ],
 )
 def test_create_schedule_bad_input_fails_before_any_request(platform, kwargs, field):
-    with pytest.raises(MessagingPlatformValidationError) as caught:
+    with fails_without_retry(MessagingPlatformValidationError) as caught:
         run(weekly(**kwargs))
     assert caught.value.field == field and field in str(caught.value)
     assert platform.control.requests() == []
@@ -172,7 +179,7 @@ def test_get_schedule(platform):
 
 def test_get_schedule_with_account_override(platform):
     op = MessagingPlatformGetScheduleOperator(task_id="g", action_id=5001, schedule_id=7001, account_id="1002")
-    with pytest.raises(MessagingPlatformApiError) as caught:
+    with fails_without_retry(MessagingPlatformApiError) as caught:
         run(op)
     assert caught.value.status == 404
     assert sent(platform.control.requests()[0]) == ("GET", "/api/v2.1/account/1002/action/5001/schedule/7001", "")
@@ -223,7 +230,7 @@ def test_update_schedule_bad_input_fails_before_any_request(platform, kwargs, fi
     op = MessagingPlatformUpdateScheduleOperator(
         task_id="u", action_id=5001, schedule_id=7001, **{"run_at": "08:00:00", "start_from": "2026-12-01", **kwargs}
     )
-    with pytest.raises(MessagingPlatformValidationError) as caught:
+    with fails_without_retry(MessagingPlatformValidationError) as caught:
         run(op)
     assert caught.value.field == field and field in str(caught.value)
     assert platform.control.requests() == []
@@ -246,6 +253,6 @@ def test_delete_schedule_true_then_false(platform):
 
 def test_delete_schedule_missing_not_ok_fails(platform):
     op = MessagingPlatformDeleteScheduleOperator(task_id="d", action_id=5001, schedule_id=7999, missing_ok=False)
-    with pytest.raises(MessagingPlatformApiError) as caught:
+    with fails_without_retry(MessagingPlatformApiError) as caught:
         run(op)
     assert caught.value.status == 404

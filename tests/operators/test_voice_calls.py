@@ -14,7 +14,14 @@ from messaging_platform_provider.operators import (
     MessagingPlatformGetPushVoiceCallOperator,
     MessagingPlatformListPushVoiceCallsOperator,
 )
-from tests.support.operator_context import assert_wire_headers, clear_requests, run, sent, task_context
+from tests.support.operator_context import (
+    assert_wire_headers,
+    clear_requests,
+    fails_without_retry,
+    run,
+    sent,
+    task_context,
+)
 
 CALLS = "/api/v2.1/account/1001/action-pushvoicecall"
 LONG_CODE = "+15125550100"
@@ -144,7 +151,7 @@ def test_a_hook_create_given_a_token_without_a_state_store_sends_again(platform)
     ],
 )
 def test_create_push_voice_call_bad_input_fails_before_any_request(platform, kwargs, field):
-    with pytest.raises(MessagingPlatformValidationError) as caught:
+    with fails_without_retry(MessagingPlatformValidationError) as caught:
         run(call(**kwargs))
     assert caught.value.field == field and field in str(caught.value)
     assert platform.control.requests() == []
@@ -182,7 +189,7 @@ def test_list_push_voice_calls(platform):
 
 def test_list_push_voice_calls_empty_and_account_override(platform):
     assert run(MessagingPlatformListPushVoiceCallsOperator(task_id="l")) == []
-    with pytest.raises(MessagingPlatformApiError):
+    with fails_without_retry(MessagingPlatformApiError):
         run(MessagingPlatformListPushVoiceCallsOperator(task_id="l", account_id="1003"))
     first, second = platform.control.requests()
     assert (sent(first), first["status"]) == (("GET", CALLS, ""), 204)
@@ -221,6 +228,6 @@ def test_delete_push_voice_call_true_then_false_and_its_schedules_stop(platform)
 
 
 def test_delete_push_voice_call_missing_not_ok_fails(platform):
-    with pytest.raises(MessagingPlatformApiError) as caught:
+    with fails_without_retry(MessagingPlatformApiError) as caught:
         run(MessagingPlatformDeletePushVoiceCallOperator(task_id="d", action_id=5999, missing_ok=False))
     assert caught.value.status == 404

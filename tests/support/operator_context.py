@@ -7,10 +7,15 @@ from __future__ import annotations
 
 import base64
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
+
 from messaging_platform_provider.client.once import MemoryStateStore
+from messaging_platform_provider.compat import AirflowFailException
 
 DAG_ID = "d"
 RUN_ID = "r1"
@@ -68,3 +73,26 @@ def strip_marker(text: str) -> str:
     """The text without the run marker a retry-safe create appended; fails if there is none."""
     assert MARKER.search(text), f"no run marker in {text!r}"
     return MARKER.sub("", text)
+
+
+class Caught:
+    """What ``fails_without_retry`` caught: ``value``, the provider's error that the task failed with."""
+
+    value: Any = None
+
+
+@contextmanager
+def fails_without_retry(kind: type[BaseException], match: str | None = None) -> Iterator[Caught]:
+    """
+    The task fails as Airflow fails a task without its retries (``AirflowFailException``), with the message of
+    the provider's error of ``kind`` that caused it (``task_errors.failing_fast``).
+    """
+    caught = Caught()
+    with pytest.raises(AirflowFailException) as raised:
+        yield caught
+    cause = raised.value.__cause__
+    assert isinstance(cause, kind), f"caused by {cause!r}, not a {kind.__name__}"
+    assert str(raised.value) == str(cause)
+    if match is not None:
+        assert re.search(match, str(cause)), f"{match!r} not in {cause}"
+    caught.value = cause

@@ -26,10 +26,12 @@ from messaging_platform_provider.waiting.decision import (
     classify_error,
     decide,
 )
+from messaging_platform_provider.waiting.outcome import conclude
 from messaging_platform_provider.waiting.sync_loop import poll_round
 from tests.support.waiting import PARKED, Lifecycle, gets
 
-SUCCESS, FAILURE_STATUS, FAILURE_ERROR, WAIT = "success", "failure-status", "failure-error", "wait"
+#: how the task ends: NO_RETRY fails it without retries (AirflowFailException), RETRIED as an ordinary failure
+SUCCESS, NO_RETRY, RETRIED, WAIT = "success", "fails without retries", "fails, retried", "wait"
 
 #: error rows: the emulator fault that produces each
 ERRORS: dict[str, dict[str, Any]] = {
@@ -45,22 +47,30 @@ def expected(row: str, limit: int) -> str:
     if row == "Completed":
         return SUCCESS
     if row in ("Failed", "Aborted"):
-        return FAILURE_STATUS
+        return NO_RETRY  # a retry would find the same ended run
     if row in ("Pending", "Processing"):
         return WAIT
     if row in FATAL or row == "deleted action":
-        return FAILURE_ERROR
-    return FAILURE_ERROR if limit == 0 else WAIT  # transient: the first one is already over a limit of 0
+        return NO_RETRY  # a retry would get the same answer
+    return RETRIED if limit == 0 else WAIT  # transient: the first one is already over a limit of 0
+
+
+def task_ending(conclude_it: Any) -> tuple[str, Any]:
+    """How Airflow ends the task when the verdict is concluded (a poke, or ``conclude`` on the trigger's event)."""
+    try:
+        result = conclude_it()
+    except AirflowFailException:
+        return NO_RETRY, None
+    except AirflowException:
+        return RETRIED, None
+    return SUCCESS, result
 
 
 def sensor_verdict(op: MessagingPlatformScheduleSensor) -> tuple[str, Any]:
     """One poke, read the way Airflow reads it."""
-    try:
-        result = op.poke({})
-    except AirflowFailException:
-        return FAILURE_STATUS, None  # the task fails without retries
-    except AirflowException:
-        return FAILURE_ERROR, None  # an ordinary failure
+    ending, result = task_ending(lambda: op.poke({}))
+    if ending != SUCCESS:
+        return ending, None
     if isinstance(result, PokeReturnValue) and result.is_done:
         return SUCCESS, result.xcom_value
     assert result is False, result
@@ -79,13 +89,10 @@ def trigger_verdict(t: MessagingPlatformScheduleTrigger) -> tuple[str, Any]:
         return payload
 
     event = asyncio.run(first())
-    outcome = event["outcome"]
-    if outcome == "success":
-        return SUCCESS, event["schedules"][t.schedule_ids[0]]
-    if outcome == "failure":
-        return (FAILURE_STATUS if event.get("ended_status") else FAILURE_ERROR), None
-    assert outcome == "timeout", event  # it would have kept waiting
-    return WAIT, None
+    if event["outcome"] == "timeout":
+        return WAIT, None  # it would have kept waiting
+    ending, schedules = task_ending(lambda: conclude(event, sensor=True))
+    return ending, schedules and schedules[t.schedule_ids[0]]
 
 
 def test_the_trigger_and_the_sync_sensor_give_the_same_outcome_for_every_status_and_error_class(platform):
@@ -186,8 +193,14 @@ def test_the_sensors_poll_round_logs_an_unknown_status_once_across_pokes():
 
 @pytest.mark.parametrize(
     ("status", "klass"),
-    [(None, ErrorClass.TRANSIENT), (429, ErrorClass.TRANSIENT), (500, ErrorClass.TRANSIENT)]
-    + [(599, ErrorClass.TRANSIENT), (400, ErrorClass.FATAL), (401, ErrorClass.FATAL), (403, ErrorClass.FATAL)]
+    [(None, ErrorClass.TRANSIENT), (408, ErrorClass.TRANSIENT), (429, ErrorClass.TRANSIENT)]
+    + [
+        (500, ErrorClass.TRANSIENT),
+        (599, ErrorClass.TRANSIENT),
+        (400, ErrorClass.FATAL),
+        (401, ErrorClass.FATAL),
+        (403, ErrorClass.FATAL),
+    ]
     + [(404, ErrorClass.FATAL), (409, ErrorClass.FATAL), (422, ErrorClass.FATAL)],
 )
 def test_error_classes(status, klass):

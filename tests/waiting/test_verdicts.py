@@ -35,10 +35,10 @@ def without_retry_in(step: Step) -> Step:
             {"schedule": {"ProcessStatus": "Queued"}},
             Step(Outcome.WAIT, "schedule is Queued", status="Queued", unknown_status=True),
         ),
-        ({"error_status": 404}, Step(Outcome.FAILURE, "schedule: HTTP 404; waiting cannot help")),
+        ({"error_status": 404}, Step(Outcome.FAILURE, "schedule: HTTP 404; waiting cannot help", fatal=True)),
         (
             {"error_status": 404, "error_text": "Schedule 7001 not found", "label": "schedule 7001"},
-            Step(Outcome.FAILURE, "schedule 7001: Schedule 7001 not found; waiting cannot help"),
+            Step(Outcome.FAILURE, "schedule 7001: Schedule 7001 not found; waiting cannot help", fatal=True),
         ),
         ({"error_status": None}, Step(Outcome.WAIT, "schedule: transient error 1: ", errors=1)),
         (
@@ -74,7 +74,7 @@ def test_an_error_reaches_the_verdict_with_its_text_and_the_schedule_named():
     watch = Watch(RULES, 5001, [7001])
     watch.record("7001", error_status=404, error_text="404 Not Found: Schedule")
     assert watch.verdict() == Step(
-        Outcome.FAILURE, "schedule 7001 of action 5001: 404 Not Found: Schedule; waiting cannot help"
+        Outcome.FAILURE, "schedule 7001 of action 5001: 404 Not Found: Schedule; waiting cannot help", fatal=True
     )
     no_text = Watch(RULES, 5001, [7002])
     no_text.record("7002", error_status=None)
@@ -109,6 +109,7 @@ def test_the_result_carries_the_action_its_status_and_every_schedules_last_answe
         "message": "schedule 7001 of action 5001 ended Failed",
         "schedules": {"7001": {"Id": 7001, "ProcessStatus": "Failed"}},
         "ended_status": "Failed",
+        "fatal": False,
         "action_id": 5001,
     }
 

@@ -60,6 +60,27 @@ def parse_error_details(body: bytes | str | None) -> list[ErrorDetail]:
     return details
 
 
+TRANSIENT_4XX = (408, 429)  # Request Timeout, Too Many Requests: the only 4xx answers that a later call can change
+
+
+def is_transient_status(status: int | None) -> bool:
+    """
+    No answer, 408, 429 or 5xx: the same call may succeed later. Every other 4xx (400, 401, 403, 404, 409, ...)
+    answers the request itself, and sending it again gets the same answer.
+    """
+    return status is None or status in TRANSIENT_4XX or status >= 500
+
+
+def retry_cannot_help(exc: BaseException) -> bool:
+    """
+    Whether an error would recur on a retry of the task: bad input caught before sending, or an answer that is
+    not transient. What the operators and sensors fail without retries, and what waiting treats as fatal.
+    """
+    if isinstance(exc, MessagingPlatformValidationError):
+        return True
+    return isinstance(exc, MessagingPlatformApiError) and not exc.is_transient
+
+
 class MessagingPlatformApiError(Exception):
     """
     A call to the platform failed.
@@ -100,6 +121,11 @@ class MessagingPlatformApiError(Exception):
     @property
     def is_not_found(self) -> bool:
         return self.status == 404
+
+    @property
+    def is_transient(self) -> bool:
+        """Whether the same call may succeed later (``is_transient_status``)."""
+        return is_transient_status(self.status)
 
 
 class MessagingPlatformValidationError(ValueError):

@@ -95,7 +95,10 @@ class MessagingPlatformBaseOperator(BaseOperator):
         return int(value) if value.isdigit() else self.account_id  # type: ignore[return-value]
 
     def execute(self, context: Context) -> Any:
-        result = self.run(self.hook, context)
+        from messaging_platform_provider.task_errors import failing_fast
+
+        with failing_fast():
+            result = self.run(self.hook, context)
         return self.to_xcom(result)
 
     def keeps_task_state(self) -> bool:

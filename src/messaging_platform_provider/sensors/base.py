@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from airflow.sdk import BaseSensorOperator
 
+from messaging_platform_provider.task_errors import failing_fast
 from messaging_platform_provider.waiting.deadline import deadline_after
 from messaging_platform_provider.waiting.outcome import default_deferrable, resumed_by_earlier_try, try_number
 
@@ -34,7 +35,8 @@ class MessagingPlatformBaseSensor(BaseSensorOperator):
 
     def execute(self, context: Context) -> Any:
         if not self.deferrable:
-            return super().execute(context)
+            with failing_fast():
+                return super().execute(context)
         self.defer(
             trigger=self.make_trigger(
                 context,
@@ -55,7 +57,8 @@ class MessagingPlatformBaseSensor(BaseSensorOperator):
     def execute_complete(self, context: Context, event: dict[str, Any]) -> Any:
         if resumed_by_earlier_try(context, event, self.log):
             return self.execute(context)
-        return self.result_from_event(event)
+        with failing_fast():
+            return self.result_from_event(event)
 
     def result_from_event(self, event: dict[str, Any]) -> Any:
         """The XCom for the trigger's event, or the error that ends the task."""

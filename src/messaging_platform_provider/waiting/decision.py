@@ -12,7 +12,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from messaging_platform_provider.client.errors import MessagingPlatformApiError, MessagingPlatformValidationError
+from messaging_platform_provider.client.errors import (
+    MessagingPlatformApiError,
+    MessagingPlatformValidationError,
+    is_transient_status,
+)
 from messaging_platform_provider.client.retry import RetryPolicy
 from messaging_platform_provider.waiting.deadline import bounded_pause, seconds_left
 
@@ -30,15 +34,13 @@ class Outcome(str, enum.Enum):
 
 
 class ErrorClass(str, enum.Enum):
-    TRANSIENT = "transient"  # no answer, 429, 5xx: poll again after a backoff, a bounded number of times
+    TRANSIENT = "transient"  # no answer, 408, 429, 5xx: poll again after a backoff, a bounded number of times
     FATAL = "fatal"  # 401, 403, 404 and every other 4xx: waiting longer cannot help
 
 
 def classify_error(status: int | None) -> ErrorClass:
-    """The error classification shared by every waiting path."""
-    if status is None or status == 429 or status >= 500:
-        return ErrorClass.TRANSIENT
-    return ErrorClass.FATAL
+    """The error classification shared by every waiting path: the client's ``is_transient_status``."""
+    return ErrorClass.TRANSIENT if is_transient_status(status) else ErrorClass.FATAL
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,7 @@ class Step:
     status: str | None = None
     unknown_status: bool = False
     retry_in: float | None = None  # seconds to wait before the next poll after a transient error
+    fatal: bool = False  # an answer that neither waiting nor a retry of the task can change (``ErrorClass.FATAL``)
 
 
 def decide(
@@ -111,7 +114,9 @@ def decide(
     """
     if schedule is None:
         if classify_error(error_status) is ErrorClass.FATAL:
-            return Step(Outcome.FAILURE, f"{label}: {error_text or f'HTTP {error_status}'}; waiting cannot help")
+            return Step(
+                Outcome.FAILURE, f"{label}: {error_text or f'HTTP {error_status}'}; waiting cannot help", fatal=True
+            )
         count = errors + 1
         if count > rules.max_transient_errors:
             return Step(
@@ -213,6 +218,7 @@ class Watch:
         """The trigger event / sync result: outcome, message and the latest answer of every schedule."""
         payload = event_payload(step.outcome, step.message, self.last)
         payload["ended_status"] = step.status  # set when a ProcessStatus (not an error) decided the wait
+        payload["fatal"] = step.fatal  # an error answer that a retry of the task would get again
         payload["action_id"] = self.action_id
         return payload
 

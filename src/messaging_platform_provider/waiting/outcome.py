@@ -45,8 +45,9 @@ def resumed_by_earlier_try(context: Context, event: Mapping[str, Any], log: Any)
 
 def conclude(event: Mapping[str, Any], *, sensor: bool = False) -> dict[str, Any]:
     """
-    Success returns the latest answer of every schedule (by id). A ProcessStatus that failed ends the task
-    without retries (a retry would find the same ended schedule); an error or a timeout is an ordinary failure.
+    Success returns the latest answer of every schedule (by id). A ProcessStatus that failed, or an error answer
+    that is not transient (a 404: the schedule is gone), ends the task without retries: a retry would find the
+    same. Transient errors beyond the limit and a timeout are ordinary failures, which Airflow retries.
     """
     outcome, message = event.get("outcome"), str(event.get("message", ""))
     if outcome == "success":
@@ -54,6 +55,6 @@ def conclude(event: Mapping[str, Any], *, sensor: bool = False) -> dict[str, Any
         return schedules
     if outcome == "timeout":
         raise AirflowSensorTimeout(message) if sensor else AirflowException(message)
-    if outcome == "failure" and event.get("ended_status"):
+    if outcome == "failure" and (event.get("ended_status") or event.get("fatal")):
         raise AirflowFailException(message)
     raise AirflowException(message or f"unexpected event {dict(event)!r}")
