@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -29,6 +30,8 @@ from messaging_platform_provider.client.operations import Dedupe, Operation
 from messaging_platform_provider.client.values import comparable
 
 MARKER_PREFIX = "af:"
+
+log = logging.getLogger(__name__)
 
 
 class StateStore(Protocol):
@@ -142,11 +145,23 @@ def _create_one_per_parent(
 
     if state.get("sent") and not state.get("existed"):
         if (found := existing()) is not None:
-            return found
+            return _made(operation, found, path_params, adopted=True)
     elif not state and once.store is not None:
         once.store.set(key, {"sent": True, "existed": existing() is not None})
     created: dict[str, Any] = call(operation, account_id=account_id, body=dict(body), **path_params)
-    return created
+    return _made(operation, created, path_params, adopted=False)
+
+
+def _made(
+    operation: Operation, resource: dict[str, Any], path_params: Mapping[str, Any], *, adopted: bool
+) -> dict[str, Any]:
+    """The one INFO line of a create: what it made, or what it adopted from an earlier try of the task."""
+    made = f"Id {resource['Id']}" if isinstance(resource, Mapping) and "Id" in resource else "it"
+    if adopted:
+        log.info("%s: adopted %s, made by an earlier try of this task.", operation.called_with(path_params), made)
+    else:
+        log.info("%s: created %s.", operation.called_with(path_params), made)
+    return resource
 
 
 def _max_id(items: list[Any]) -> int:
@@ -166,7 +181,7 @@ def create_once(
     dedupe = operation.dedupe
     if once is None or dedupe is None:
         created: dict[str, Any] = call(operation, account_id=account_id, body=dict(body), **path_params)
-        return created
+        return _made(operation, created, path_params, adopted=False)
     if dedupe.marker_field:
         body = with_marker(body, dedupe.marker_field, once)
     key = f"messaging_platform:{operation.name}:{once.token}"
@@ -186,7 +201,7 @@ def create_once(
             raise
 
     if state.get("id") is not None and (found := read(state["id"])) is not None:
-        return found
+        return _made(operation, found, path_params, adopted=True)
     watermark, sent = state.get("watermark"), state.get("sent")
     can_search = not dedupe.after_watermark or watermark is not None
     items: list[Any] = call(dedupe.lookup, account_id=account_id, **path_params)
@@ -194,7 +209,7 @@ def create_once(
         for item in items:
             newer = watermark is None or int(item.get("Id", 0)) > int(watermark)
             if newer and matches(item, body, dedupe, once, sent):
-                return read(item["Id"]) or dict(item)
+                return _made(operation, read(item["Id"]) or dict(item), path_params, adopted=True)
     kept: dict[str, Any] = {"watermark": watermark if watermark is not None else _max_id(items)}
     if dedupe.match_fields:
         kept["sent"] = match_digest(body, dedupe)
@@ -203,4 +218,4 @@ def create_once(
     result: dict[str, Any] = call(operation, account_id=account_id, body=dict(body), **path_params)
     if once.store is not None and result and result.get("Id") is not None:
         once.store.set(key, {"id": result["Id"], **kept})
-    return result
+    return _made(operation, result, path_params, adopted=False)

@@ -10,6 +10,7 @@ docs' reference table are built on or checked against ``OPERATIONS``, so they ca
 from __future__ import annotations
 
 import string
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -85,6 +86,13 @@ class Operation:
     @property
     def path_params(self) -> tuple[str, ...]:
         return tuple(f for _, f, _, _ in string.Formatter().parse(self.path) if f)
+
+    def called_with(self, path_params: Mapping[str, Any]) -> str:
+        """How a log line names a call: its name and the ids it addressed, ``get_schedule (action_id=5001, ...)``."""
+        ids = [
+            f"{p}={path_params[p]}" for p in self.path_params if p != "account_id" and path_params.get(p) is not None
+        ]
+        return f"{self.name} ({', '.join(ids)})" if ids else self.name
 
     def secrets_in(self, answer: Any) -> list[str]:
         """The secrets in this operation's answer (its ``secret_fields``), for the hooks to mask as they read them."""

@@ -99,7 +99,25 @@ class MessagingPlatformBaseOperator(BaseOperator):
 
         with failing_fast():
             result = self.run(self.hook, context)
+        if (line := self.outcome_line(result)) is not None:
+            self.log.info(line)
         return self.to_xcom(result)
+
+    def outcome_line(self, result: Any) -> str | None:
+        """
+        The task's one INFO line: the call and what it did, ``update_campaign (campaign_id=3001): updated.``. A
+        create logs its own line as it decides (``client/once.py``: created, or adopted from an earlier try); a
+        delete that found nothing has already warned.
+        """
+        operation = self.operation
+        if operation.dedupe is not None or (operation.method == "DELETE" and result is False):
+            return None
+        if isinstance(result, list):
+            done = f"read {len(result)} items"
+        else:
+            done = {"GET": "read", "PUT": "updated", "DELETE": "deleted", "POST": "sent"}[operation.method]
+        ids = {name: getattr(self, name, None) for name in operation.path_params}
+        return f"{operation.called_with(ids)}: {done}."
 
     def keeps_task_state(self) -> bool:
         """Whether a try leaves state for the next one (retry-safe creates, rotation); see ``task_state.py``."""

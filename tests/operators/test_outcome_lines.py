@@ -1,0 +1,103 @@
+"""
+Each task says in one INFO line what it did and to which resource: the call by its hook method's name, the ids it
+addressed, and the outcome; a retry-safe create says whether it made the resource or adopted an earlier try's.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+from structlog.testing import capture_logs
+
+from messaging_platform_provider.client import MessagingPlatformApiError
+from messaging_platform_provider.operators import (
+    MessagingPlatformCreateCampaignOperator,
+    MessagingPlatformCreateScheduleOperator,
+    MessagingPlatformDeleteCampaignOperator,
+    MessagingPlatformGetScheduleOperator,
+    MessagingPlatformListCampaignsOperator,
+    MessagingPlatformUpdateCampaignOperator,
+)
+from tests.support.operator_context import InMemoryStore, run, task_context
+
+
+class Lines:
+    """The INFO lines of the provider as a task log has them: the operators' own (``self.log``, structlog) and the
+    client's (``logging``), in order."""
+
+    def __init__(self, caplog: pytest.LogCaptureFixture, events: list[dict[str, Any]]) -> None:
+        self.caplog = caplog
+        self.events = events
+
+    def info(self) -> list[str]:
+        # structlog's events and logging's records are kept apart; each test reads one kind per step
+        ours = [e["event"] for e in self.events if e.get("log_level") == "info"]
+        client = [r.getMessage() for r in self.caplog.records if r.levelno == logging.INFO and "messaging" in r.name]
+        return ours + client
+
+    def warnings(self) -> list[str]:
+        return [r.getMessage() for r in self.caplog.records if r.levelno == logging.WARNING]
+
+    def clear(self) -> None:
+        self.caplog.clear()
+        self.events.clear()
+
+
+@pytest.fixture
+def logs(caplog):
+    caplog.set_level(logging.INFO)
+    with capture_logs() as events:
+        yield Lines(caplog, events)
+
+
+def test_a_create_logs_what_it_created(platform, logs):
+    run(MessagingPlatformCreateCampaignOperator(task_id="c", name="Spring", campaign_type="Basic"))
+    assert logs.info() == ["create_campaign: created Id 3001."]
+
+
+def test_a_retried_create_logs_that_it_adopted_the_earlier_trys_resource(platform, logs):
+    op = MessagingPlatformCreateCampaignOperator(task_id="c", name="Spring", campaign_type="Basic")
+    context = task_context(op, store=InMemoryStore())
+    platform.control.add_fault(kind="commit_then_drop", method="POST", path="/campaign$", count=1)
+    with pytest.raises(MessagingPlatformApiError):
+        run(op, context)
+    assert logs.info() == []  # the first try made it, but never heard so
+    run(op, context)
+    assert logs.info() == ["create_campaign: adopted Id 3001, made by an earlier try of this task."]
+
+
+def test_a_create_on_a_parent_names_the_parent(platform, logs):
+    op = MessagingPlatformCreateScheduleOperator(
+        task_id="s", action_id=5001, schedule_type="Daily", run_at="08:00:00", start_from="2026-12-01T00:00:00"
+    )
+    made = run(op)
+    assert logs.info() == [f"create_schedule (action_id=5001): created Id {made['Id']}."]
+    logs.clear()
+    run(MessagingPlatformGetScheduleOperator(task_id="g", action_id="5001", schedule_id=made["Id"]))
+    assert logs.info() == [f"get_schedule (action_id=5001, schedule_id={made['Id']}): read."]
+
+
+def test_list_update_and_delete_say_what_they_did(platform, logs):
+    run(MessagingPlatformListCampaignsOperator(task_id="l"))
+    assert logs.info() == ["list_campaigns: read 0 items."]
+    logs.clear()
+    run(MessagingPlatformCreateCampaignOperator(task_id="c", name="Spring", campaign_type="Basic", idempotent=False))
+    assert logs.info() == ["create_campaign: created Id 3001."]  # without the retry-safe lookup, the same line
+    logs.clear()
+    run(MessagingPlatformListCampaignsOperator(task_id="l"))
+    run(MessagingPlatformUpdateCampaignOperator(task_id="u", campaign_id=3001, name="Summer"))
+    run(MessagingPlatformDeleteCampaignOperator(task_id="d", campaign_id="3001"))
+    assert logs.info() == [
+        "list_campaigns: read 1 items.",
+        "update_campaign (campaign_id=3001): updated.",
+        "delete_campaign (campaign_id=3001): deleted.",
+    ]
+
+
+def test_a_delete_that_found_nothing_warns_once_and_logs_no_success(platform, logs):
+    assert run(MessagingPlatformDeleteCampaignOperator(task_id="d", campaign_id=3999)) is False
+    assert logs.info() == []
+    (warning,) = logs.warnings()
+    assert warning.startswith("Nothing deleted (missing_ok)") and "3999" in warning
