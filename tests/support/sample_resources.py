@@ -30,12 +30,16 @@ class SampleResources:
         return [self(param) for param in op.path_params if param != "account_id"]
 
     def _action_id(self) -> int:
-        """A push voice call action with one schedule: the read of a voice call and of schedules both work on it."""
+        """A push voice call action with one schedule: the read of a voice call and of schedules both work on it.
+
+        The schedule is Daily, so it stays Pending: a one-time run changes status and gains logs within half a
+        second, and a test that reads it twice would compare two different moments.
+        """
         action = self.hook.create_push_voice_call(
             ["+15125550100"],
             targets=["+15125550199"],
             message="Your order is ready.",
-            schedules=[{"ScheduleTypeId": 2, "RunAt": "09:00:00", "StartFrom": "2026-12-01T09:00:00"}],
+            schedules=[{"ScheduleTypeId": 6, "RunAt": "09:00:00", "StartFrom": "2026-12-01T09:00:00"}],
         )
         return int(action["Id"])
 
