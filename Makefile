@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 UV_VERSION := 0.13.9
 STAMP := $(VENV)/.installed
 
-.PHONY: venv demo test lint typecheck pytest postgres fuzz mutation soak docs browser-test system-test test-matrix check-dist lock clean
+.PHONY: venv demo test lint typecheck pytest postgres graphviz fuzz mutation soak docs browser-test system-test test-matrix check-dist lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,12 +45,19 @@ typecheck: venv
 # the demo) run on one worker (their xdist_group). A plain `pytest path/to/test.py` stays in one process.
 PYTEST_WORKERS ?= 3
 pytest: venv postgres
+	@$(MAKE) --no-print-directory graphviz
 	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup
 
 # The callback receiver's tests also run against a real PostgreSQL 15 server they start and stop themselves
 # (Debian's package; installed here when missing and we are root).
 postgres:
 	@[ -x /usr/lib/postgresql/15/bin/pg_ctl ] || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; } || { echo "the callback tests need Debian's postgresql package (apt-get install postgresql)"; exit 1; }
+
+# The docs' diagrams are drawn at build time by Graphviz's `dot` (Debian's package; installed here when missing and we
+# are root). `make docs` and the suite's docs build (tests/integration/test_docs.py) need it. Targets that also need
+# postgres make it in their recipe, after postgres: under `make -j2` two apt-get runs would fight over dpkg's lock.
+graphviz:
+	@command -v dot >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz >/dev/null; } || { echo "the docs build needs Graphviz's dot, from Debian's graphviz package (apt-get install graphviz)"; exit 1; }
 
 # Lint first (a second); then mypy beside the suite, at the lowest CPU priority: its 20 s of one core go into the
 # moments the suite's workers wait (servers starting, schedules that take seconds) instead of slowing them down.
@@ -93,6 +100,7 @@ system-test: venv postgres
 # runs some of them.
 MATRIX_VERSIONS ?=
 test-matrix: venv postgres
+	@$(MAKE) --no-print-directory graphviz
 	$(BIN)/python scripts/airflow_matrix.py check-dist
 	$(BIN)/python scripts/airflow_matrix.py matrix $(MATRIX_VERSIONS)
 
@@ -100,7 +108,7 @@ check-dist: venv
 	$(BIN)/python scripts/airflow_matrix.py check-dist
 
 # The docs site, warnings as errors (the test suite builds it too).
-docs: venv
+docs: venv graphviz
 	$(BIN)/sphinx-build -q -W --keep-going -b html docs build/docs
 	@echo "Docs: build/docs/index.html"
 

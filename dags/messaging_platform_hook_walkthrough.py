@@ -97,16 +97,11 @@ def messaging_platform_hook_walkthrough() -> None:
 
     @task
     def schedule_once(action_id: int) -> dict[str, Any]:
-        from zoneinfo import ZoneInfo
-
         from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 
         hook = MessagingPlatformHook()
-        # RunAt is a time of day on the platform's clock: take "now" in the connection's time zone.
-        start = datetime.now(ZoneInfo(hook.get_conn().platform_timezone))
-        schedule = hook.create_schedule(
-            action_id, "OneTime", run_at=start.strftime("%H:%M:%S"), start_from=start, once=this_task()
-        )
+        # A OneTime schedule at the moment this runs, in the platform's time zone.
+        schedule = hook.create_schedule(action_id, run_once_at="now", once=this_task())
         return {"ActionId": action_id, "ScheduleId": schedule["Id"], "ProcessStatus": schedule["ProcessStatus"]}
 
     @task

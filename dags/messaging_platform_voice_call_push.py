@@ -33,7 +33,6 @@ from messaging_platform_provider.operators import (
 )
 from messaging_platform_provider.sensors import MessagingPlatformScheduleSensor
 
-ACTION_ID = "{{ ti.xcom_pull(task_ids='create_call')['Id'] }}"
 E164 = r"^\+[1-9][0-9]{6,14}$"
 
 
@@ -55,34 +54,21 @@ E164 = r"^\+[1-9][0-9]{6,14}$"
     doc_md=__doc__,
 )
 def messaging_platform_voice_call_push() -> None:
-    @task(multiple_outputs=True)
-    def start_now() -> dict[str, str]:
-        from zoneinfo import ZoneInfo
-
-        from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
-
-        # RunAt is a time of day on the platform's clock: take "now" in the connection's time zone.
-        now = datetime.now(ZoneInfo(MessagingPlatformHook().get_conn().platform_timezone))
-        return {"run_at": now.strftime("%H:%M:%S"), "start_from": now.isoformat()}
-
     call = MessagingPlatformCreatePushVoiceCallOperator(
         task_id="create_call",
         channels=["{{ params.from_long_code }}"],
         contact_list_ids=["{{ params.contact_list_id }}"],
         message="{{ params.message }}",
     )
-    when = start_now()
+    # run_once_at="now": a OneTime schedule at the moment the task runs, in the platform's time zone. The
+    # ``output["Id"]`` arguments pass the ids on and make the edges create_call >> schedule_once >> wait_for_calls.
     schedule = MessagingPlatformCreateScheduleOperator(
-        task_id="schedule_once",
-        action_id=ACTION_ID,
-        schedule_type="OneTime",
-        run_at=when["run_at"],
-        start_from=when["start_from"],
+        task_id="schedule_once", action_id=call.output["Id"], run_once_at="now"
     )
     wait = MessagingPlatformScheduleSensor(
         task_id="wait_for_calls",
-        action_id=ACTION_ID,
-        schedule_id="{{ ti.xcom_pull(task_ids='schedule_once')['Id'] }}",
+        action_id=call.output["Id"],
+        schedule_id=schedule.output["Id"],
         deferrable=True,
         poke_interval=1,
         timeout=600,
@@ -106,7 +92,6 @@ def messaging_platform_voice_call_push() -> None:
             return False  # nothing was created, or the calls completed: nothing to stop
         return MessagingPlatformHook().delete_push_voice_call(created["Id"])
 
-    call >> schedule >> wait
     summarise(wait.output)  # a leaf: if the wait fails, this is upstream_failed and the run fails
     delete_call_on_failure(call.output, wait.output)
 

@@ -13,7 +13,10 @@ os.environ.setdefault("AIRFLOW_HOME", tempfile.mkdtemp(prefix="messaging-platfor
 
 project = "airflow-provider-messaging-platform"
 author = "airflow-provider-messaging-platform contributors"
-extensions = ["myst_parser", "sphinx.ext.autodoc"]
+# Diagrams are ```{graphviz} blocks, drawn at build time by Graphviz's `dot` (Debian's graphviz package; `make docs`
+# installs it when missing), so the build needs no network.
+extensions = ["myst_parser", "sphinx.ext.autodoc", "sphinx.ext.graphviz"]
+graphviz_output_format = "svg"
 source_suffix = {".md": "markdown"}
 root_doc = "index"
 exclude_patterns = ["_build"]

@@ -2,8 +2,9 @@
 The operations table of ``docs/operators.md``, made from ``OPERATIONS`` when the docs are built (``docs/conf.py``
 puts it where the page says ``<!-- operations -->``); run as a script, it prints the table.
 
-Each row: the resource, the HTTP call, the hook method and the operator class. Operator class names follow one
-rule: ``MessagingPlatform`` + the operation name in CamelCase + ``Operator``.
+Each row: the resource, the HTTP call, the hook method, the operator class, and whether the platform's published
+endpoint list has the call (``Operation.in_spec``; the others are calls the vendor's client libraries make).
+Operator class names follow one rule: ``MessagingPlatform`` + the operation name in CamelCase + ``Operator``.
 """
 
 from __future__ import annotations
@@ -26,11 +27,11 @@ def _path(op: Operation) -> str:
 
 
 def table() -> str:
-    rows = ["| resource | HTTP | hook method | operator | in spec §4 |", "|---|---|---|---|---|"]
+    rows = ["| resource | HTTP | hook method | operator | in the platform's published list |", "|---|---|---|---|---|"]
     for op in OPERATIONS.values():
-        spec = "yes" if op.in_spec else "facts"
+        listed = "yes" if op.in_spec else "no: the vendor's client libraries call it"
         rows.append(
-            f"| {op.resource} | `{op.method} {_path(op)}` | `{op.name}` | `{operator_name(op.name)}` | {spec} |"
+            f"| {op.resource} | `{op.method} {_path(op)}` | `{op.name}` | `{operator_name(op.name)}` | {listed} |"
         )
     return "\n".join(rows)
 

@@ -15,6 +15,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tests.support.paths import EXAMPLE_DAGS, TEST_DAGS
 
@@ -47,12 +48,21 @@ from hypothesis import settings  # noqa: E402
 
 from messaging_platform_emulator.server import EmulatorServer  # noqa: E402
 from tests.support.home_scan import HomeScan  # noqa: E402
-from tests.support.platform import Platform, reset_platform  # noqa: E402
 
-# Fixtures that tests in several folders use: the Airflow API server (``airflow_api_server``, ``airflow_api``,
-# ``rotation_example_connections``) and the callback store and receivers (``database_url``, ``store``, ``receiver``,
-# ``receiver_for``).
-pytest_plugins = ["tests.support.airflow_api_server", "tests.support.callback_fixtures"]
+if TYPE_CHECKING:  # importing the plugin before pytest_plugins registers it makes pytest warn (no assert rewrite)
+    from tests.support.platform import Platform
+
+# Fixtures that tests in several folders use: the emulator, through the plugin the emulator ships for users' tests
+# (``messaging_platform_server``, ``messaging_platform``; aliased below as ``emulator_server`` and ``platform``), the
+# Airflow API server (``airflow_api_server``, ``airflow_api``, ``rotation_example_connections``), the callback store
+# and receivers (``database_url``, ``store``, ``receiver``, ``receiver_for``), and pytest's ``pytester`` (the
+# plugin's own tests).
+pytest_plugins = [
+    "messaging_platform_emulator.pytest_plugin",
+    "tests.support.airflow_api_server",
+    "tests.support.callback_fixtures",
+    "pytester",
+]
 
 
 # Hypothesis budgets. `default` (used by `make test`) keeps the suite's time in check; `long` is the soak that
@@ -88,10 +98,9 @@ def airflow_db() -> None:
 
 
 @pytest.fixture(scope="session")
-def emulator_server() -> Iterator[EmulatorServer]:
-    """The one emulator of the session (of each xdist worker); ``platform`` and the emulator tests reset it."""
-    with EmulatorServer() as server:
-        yield server
+def emulator_server(messaging_platform_server: EmulatorServer) -> EmulatorServer:
+    """The one emulator of the session (of each xdist worker), the plugin's; ``platform`` and ``emu`` reset it."""
+    return messaging_platform_server
 
 
 @pytest.fixture
@@ -112,9 +121,9 @@ def home_scan(airflow_db: None) -> HomeScan:
 
 
 @pytest.fixture
-def platform(emulator_server: EmulatorServer, monkeypatch: pytest.MonkeyPatch) -> Platform:
+def platform(messaging_platform: Platform) -> Platform:
     """The session's emulator reset (``platform.control``: its control client), ``messaging_platform_default`` on it."""
-    return reset_platform(emulator_server, monkeypatch)
+    return messaging_platform
 
 
 @pytest.hookimpl(trylast=True)

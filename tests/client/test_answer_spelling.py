@@ -17,6 +17,7 @@ from messaging_platform_provider.client.request import pascal_keys
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 from messaging_platform_provider.operators import MessagingPlatformGetApiKeyOperator
 from tests.support.airflow_versions import secrets_masker
+from tests.support.operator_context import run
 
 CAMEL_SECRET = "camel-case-secret-that-must-be-masked"
 
@@ -76,7 +77,7 @@ def test_a_camel_case_secret_is_masked_and_kept_out_of_xcom(camel_platform):
     assert key["Secret"] == CAMEL_SECRET and "secret" not in key
     assert redact(f"x {CAMEL_SECRET}") == "x ***"
     op = MessagingPlatformGetApiKeyOperator(task_id="k", key_id=7)
-    xcom = op.execute({})
+    xcom = run(op)
     assert CAMEL_SECRET not in json.dumps(xcom) and xcom["Label"] == "Ops"
 
 

@@ -16,17 +16,17 @@ from messaging_platform_provider.hooks.messaging_platform import MessagingPlatfo
 @pytest.mark.parametrize(
     ("kwargs", "field", "hint"),
     [
-        ({"schedule_type": "Hourly"}, "ScheduleTypeId", "OneTime (2), Daily (6), Weekly (7), Monthly (8)"),
-        ({"schedule_type": 3}, "ScheduleTypeId", "Weekly (7)"),
-        ({"run_at": "9:30"}, "RunAt", "HH:mm:ss"),
-        ({"run_at": "24:00:00"}, "RunAt", "HH:mm:ss"),
-        ({"schedule_type": "Weekly"}, "WeekDay", "SUN, MON, TUE, WED, THU, FRI, SAT"),
-        ({"schedule_type": "Weekly", "week_day": "MON, FUNDAY"}, "WeekDay", "SUN, MON"),
-        ({"schedule_type": "Monthly"}, "MonthDay", "1..31"),
-        ({"schedule_type": "Monthly", "month_day": "0"}, "MonthDay", "1..31"),
-        ({"week_day": "MON"}, "WeekDay", "only for a Weekly"),
-        ({"start_from": "next tuesday"}, "StartFrom", "ISO 8601"),
-        ({"end_after": "2026-11-30T00:00:00"}, "EndAfter", "before StartFrom"),
+        ({"schedule_type": "Hourly"}, "schedule_type", "OneTime (2), Daily (6), Weekly (7), Monthly (8)"),
+        ({"schedule_type": 3}, "schedule_type", "Weekly (7)"),
+        ({"run_at": "9:30"}, "run_at", "HH:mm:ss"),
+        ({"run_at": "24:00:00"}, "run_at", "HH:mm:ss"),
+        ({"schedule_type": "Weekly"}, "week_day", "SUN, MON, TUE, WED, THU, FRI, SAT"),
+        ({"schedule_type": "Weekly", "week_day": "MON, FUNDAY"}, "week_day", "SUN, MON"),
+        ({"schedule_type": "Monthly"}, "month_day", "1..31"),
+        ({"schedule_type": "Monthly", "month_day": "0"}, "month_day", "1..31"),
+        ({"week_day": "MON"}, "week_day", "only for a Weekly"),
+        ({"start_from": "next tuesday"}, "start_from", "ISO 8601"),
+        ({"end_after": "2026-11-30T00:00:00"}, "end_after", "before start_from"),
     ],
 )
 def test_schedule_input_errors_name_the_field(platform, kwargs, field, hint):
@@ -59,11 +59,11 @@ def test_schedule_body_accepts_names_numbers_and_zone_aware_dates():
 
 def test_campaign_type_and_ids_are_checked_before_sending(platform):
     hook = MessagingPlatformHook()
-    with pytest.raises(MessagingPlatformValidationError, match=r"CampaignTypeId: 'Newsletter' is not valid"):
+    with pytest.raises(MessagingPlatformValidationError, match=r"campaign_type: 'Newsletter' is not valid"):
         hook.create_campaign(name="x", campaign_type="Newsletter")
     with pytest.raises(MessagingPlatformValidationError, match="campaign_id: must be a positive integer"):
         hook.get_campaign("12; DROP")  # type: ignore[arg-type]
-    with pytest.raises(MessagingPlatformValidationError, match="Name: must not be empty"):
+    with pytest.raises(MessagingPlatformValidationError, match="name: must not be empty"):
         hook.create_campaign(name=" ", campaign_type="Basic")
     with pytest.raises(MessagingPlatformValidationError, match="at least one field"):
         hook.update_campaign(1)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import requests
 
-from messaging_platform_provider.client import MessagingPlatformApiError, MessagingPlatformValidationError
+from messaging_platform_provider.client import MessagingPlatformApiError
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 from messaging_platform_provider.operators import (
     MessagingPlatformChangeApiKeySecretOperator,
@@ -18,6 +18,7 @@ from tests.support.operator_context import (
     assert_wire_headers,
     clear_requests,
     fails_without_retry,
+    refused,
     run,
     sent,
     strip_marker,
@@ -136,17 +137,16 @@ def test_create_api_key_retry_without_stored_id_finds_it_by_marker_with_its_secr
 @pytest.mark.parametrize(
     ("kwargs", "field"),
     [
-        ({"key_label": ""}, "Label"),
-        ({"key_label": "M", "key_type": "Master"}, "TypeId"),
-        ({"key_label": "T", "key_type": "Temporary"}, "ValidTo"),
-        ({"key_label": "C", "valid_to": "2099-01-01"}, "ValidTo"),
-        ({"key_label": "T", "key_type": 3, "valid_to": "soon"}, "ValidTo"),
+        ({"key_label": ""}, "key_label"),
+        ({"key_label": "M", "key_type": "Master"}, "key_type"),
+        ({"key_label": "T", "key_type": "Temporary"}, "valid_to"),
+        ({"key_label": "C", "valid_to": "2099-01-01"}, "valid_to"),
+        ({"key_label": "T", "key_type": 3, "valid_to": "soon"}, "valid_to"),
     ],
 )
 def test_create_api_key_bad_input_fails_before_any_request(platform, kwargs, field):
-    with fails_without_retry(MessagingPlatformValidationError) as caught:
+    with refused(field):
         run(MessagingPlatformCreateApiKeyOperator(task_id="k", **kwargs))
-    assert caught.value.field == field and field in str(caught.value)
     assert platform.control.requests() == []
 
 

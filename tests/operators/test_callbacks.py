@@ -18,6 +18,7 @@ from tests.support.operator_context import (
     assert_wire_headers,
     clear_requests,
     fails_without_retry,
+    refused,
     run,
     seed,
     sent,
@@ -93,15 +94,14 @@ def test_create_callback_does_not_adopt_a_record_whose_url_differs_in_case(platf
 @pytest.mark.parametrize(
     ("kwargs", "field"),
     [
-        ({"callback_type": "Sms", "url": RECEIVER}, "CallbackType"),
-        ({"callback_type": 2, "url": RECEIVER}, "CallbackType"),
-        ({"callback_type": "Stop", "url": "hooks.example.com/stop"}, "URL"),
+        ({"callback_type": "Sms", "url": RECEIVER}, "callback_type"),
+        ({"callback_type": 2, "url": RECEIVER}, "callback_type"),
+        ({"callback_type": "Stop", "url": "hooks.example.com/stop"}, "url"),
     ],
 )
 def test_create_callback_bad_input_fails_before_any_request(platform, kwargs, field):
-    with fails_without_retry(MessagingPlatformValidationError) as caught:
+    with refused(field):
         run(MessagingPlatformCreateCallbackOperator(task_id="cb", **kwargs))
-    assert caught.value.field == field and field in str(caught.value)
     assert platform.control.requests() == []
 
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from messaging_platform_provider.client import MessagingPlatformApiError, MessagingPlatformValidationError
+from messaging_platform_provider.client import MessagingPlatformApiError
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 from messaging_platform_provider.operators import (
     MessagingPlatformCreateCampaignOperator,
@@ -20,6 +20,7 @@ from tests.support.operator_context import (
     assert_wire_headers,
     clear_requests,
     fails_without_retry,
+    refused,
     run,
     sent,
     strip_marker,
@@ -123,17 +124,15 @@ def test_create_campaign_extra_is_merged_on_top(platform):
 @pytest.mark.parametrize(
     ("kwargs", "field"),
     [
-        ({"name": "Bad", "campaign_type": "Lottery"}, "CampaignTypeId"),
-        ({"name": "  ", "campaign_type": "Basic"}, "Name"),
-        ({"name": "Both", "campaign_type": "Basic", "content_id": 1, "content": {"Text": "x"}}, "ContentId"),
+        ({"name": "Bad", "campaign_type": "Lottery"}, "campaign_type"),
+        ({"name": "  ", "campaign_type": "Basic"}, "name"),
+        ({"name": "Both", "campaign_type": "Basic", "content_id": 1, "content": {"Text": "x"}}, "content_id"),
     ],
 )
 def test_create_campaign_bad_input_fails_before_any_request(platform, kwargs, field):
-    op = MessagingPlatformCreateCampaignOperator(task_id="c", **kwargs)
-    with fails_without_retry(MessagingPlatformValidationError) as caught:
+    with refused(field):
+        op = MessagingPlatformCreateCampaignOperator(task_id="c", **kwargs)
         run(op)
-    assert caught.value.field == field
-    assert field in str(caught.value)
     assert platform.control.requests() == []
 
 
@@ -235,13 +234,12 @@ def test_update_campaign_sends_only_the_given_fields(platform):
 
 @pytest.mark.parametrize(
     ("kwargs", "field"),
-    [({}, "body"), ({"campaign_type": "Nope"}, "CampaignTypeId"), ({"name": ""}, "Name")],
+    [({}, "body"), ({"campaign_type": "Nope"}, "campaign_type"), ({"name": ""}, "name")],
 )
 def test_update_campaign_bad_input_fails_before_any_request(platform, kwargs, field):
-    op = MessagingPlatformUpdateCampaignOperator(task_id="u", campaign_id=3001, **kwargs)
-    with fails_without_retry(MessagingPlatformValidationError) as caught:
+    with refused(field):
+        op = MessagingPlatformUpdateCampaignOperator(task_id="u", campaign_id=3001, **kwargs)
         run(op)
-    assert caught.value.field == field and field in str(caught.value)
     assert platform.control.requests() == []
 
 
@@ -322,20 +320,19 @@ def test_update_campaign_coupon_external_list_id_from_a_template_string(platform
 @pytest.mark.parametrize(
     ("kwargs", "field"),
     [
-        ({"coupon_type": "Static"}, "StaticCode"),
-        ({"coupon_type": "External"}, "ExternalListId"),
-        ({"coupon_type": "Dynamic", "valid_date_type": "Rolling"}, "ValidRollingDays"),
-        ({"coupon_type": "Dynamic", "max_uses": -1}, "MaxUses"),
-        ({"coupon_type": "Dynamic", "valid_from": "2026-02-01", "valid_to": "2026-01-01"}, "ValidTo"),
-        ({"coupon_type": "Gold"}, "CouponTypeId"),
-        ({"coupon_type": "External", "external_list_id": "{{ bad }}"}, "ExternalListId"),
+        ({"coupon_type": "Static"}, "static_code"),
+        ({"coupon_type": "External"}, "external_list_id"),
+        ({"coupon_type": "Dynamic", "valid_date_type": "Rolling"}, "valid_rolling_days"),
+        ({"coupon_type": "Dynamic", "max_uses": -1}, "max_uses"),
+        ({"coupon_type": "Dynamic", "valid_from": "2026-02-01", "valid_to": "2026-01-01"}, "valid_to"),
+        ({"coupon_type": "Gold"}, "coupon_type"),
+        ({"coupon_type": "External", "external_list_id": "{{ bad }}"}, "external_list_id"),
     ],
 )
 def test_update_campaign_coupon_bad_input_fails_before_any_request(platform, kwargs, field):
-    op = MessagingPlatformUpdateCampaignCouponOperator(task_id="cp", campaign_id=3001, **kwargs)
-    with fails_without_retry(MessagingPlatformValidationError) as caught:
+    with refused(field):
+        op = MessagingPlatformUpdateCampaignCouponOperator(task_id="cp", campaign_id=3001, **kwargs)
         run(op)
-    assert caught.value.field == field and field in str(caught.value)
     assert platform.control.requests() == []
 
 

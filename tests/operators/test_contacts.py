@@ -6,7 +6,7 @@ from urllib.parse import parse_qsl
 
 import pytest
 
-from messaging_platform_provider.client import MessagingPlatformApiError, MessagingPlatformValidationError
+from messaging_platform_provider.client import MessagingPlatformApiError
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 from messaging_platform_provider.operators import (
     MessagingPlatformGetFilterGroupOperator,
@@ -14,7 +14,7 @@ from messaging_platform_provider.operators import (
     MessagingPlatformListFilterGroupsOperator,
     MessagingPlatformUpdateFilterGroupOperator,
 )
-from tests.support.operator_context import assert_wire_headers, fails_without_retry, run, seed, sent
+from tests.support.operator_context import assert_wire_headers, fails_without_retry, refused, run, seed, sent
 
 CONTACTS = "/api/v2.1/account/1001/contact"
 GROUPS = "/api/v2.1/account/1001/contactlist/4001/group"
@@ -58,9 +58,8 @@ def test_list_contacts_past_the_end_is_an_empty_list(platform):
     ("kwargs", "field"), [({"top": -1}, "top"), ({"skip": "-3"}, "skip"), ({"top": "five"}, "top")]
 )
 def test_list_contacts_bad_paging_fails_before_any_request(platform, kwargs, field):
-    with fails_without_retry(MessagingPlatformValidationError) as caught:
+    with refused(field):
         run(MessagingPlatformListContactsOperator(task_id="c", **kwargs))
-    assert caught.value.field == field and field in str(caught.value)
     assert platform.control.requests() == []
 
 
@@ -128,15 +127,14 @@ def test_update_filter_group_changes_the_operator_only(platform):
 @pytest.mark.parametrize(
     ("kwargs", "field"),
     [
-        ({"operator": "XOR"}, "Operator"),
+        ({"operator": "XOR"}, "operator"),
         ({"extra": {"Groups": []}}, "Groups"),
         ({"operator": "AND", "extra": {"filters": []}}, "filters"),
         ({}, "body"),
     ],
 )
 def test_update_filter_group_bad_input_fails_before_any_request(platform, kwargs, field):
-    op = MessagingPlatformUpdateFilterGroupOperator(task_id="fg", contact_list_id=4001, group_id=4101, **kwargs)
-    with fails_without_retry(MessagingPlatformValidationError) as caught:
+    with refused(field):
+        op = MessagingPlatformUpdateFilterGroupOperator(task_id="fg", contact_list_id=4001, group_id=4101, **kwargs)
         run(op)
-    assert caught.value.field == field and field in str(caught.value)
     assert platform.control.requests() == []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from messaging_platform_provider.client import MessagingPlatformApiError, MessagingPlatformValidationError
+from messaging_platform_provider.client import MessagingPlatformApiError
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 from messaging_platform_provider.operators import (
     MessagingPlatformCreateExternalCouponListOperator,
@@ -19,6 +19,7 @@ from tests.support.operator_context import (
     assert_wire_headers,
     clear_requests,
     fails_without_retry,
+    refused,
     run,
     sent,
     strip_marker,
@@ -81,16 +82,15 @@ def test_create_external_coupon_list_retry_without_stored_id_finds_it_by_marker(
 @pytest.mark.parametrize(
     ("kwargs", "field"),
     [
-        ({"name": " "}, "Name"),
-        ({"name": "Long", "coupon_codes": ["x" * 101]}, "CouponCodes"),
-        ({"name": "Blank", "coupon_codes": ["A1", ""]}, "CouponCodes"),
+        ({"name": " "}, "name"),
+        ({"name": "Long", "coupon_codes": ["x" * 101]}, "coupon_codes"),
+        ({"name": "Blank", "coupon_codes": ["A1", ""]}, "coupon_codes"),
     ],
 )
 def test_create_external_coupon_list_bad_input_fails_before_any_request(platform, kwargs, field):
-    op = MessagingPlatformCreateExternalCouponListOperator(task_id="cl", **kwargs)
-    with fails_without_retry(MessagingPlatformValidationError) as caught:
+    with refused(field):
+        op = MessagingPlatformCreateExternalCouponListOperator(task_id="cl", **kwargs)
         run(op)
-    assert caught.value.field == field and field in str(caught.value)
     assert platform.control.requests() == []
 
 
@@ -163,13 +163,12 @@ def test_update_external_coupon_list_changes_fields_and_adds_codes(platform):
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "field"), [({}, "body"), ({"name": ""}, "Name"), ({"coupon_codes": [None]}, "CouponCodes")]
+    ("kwargs", "field"), [({}, "body"), ({"name": ""}, "name"), ({"coupon_codes": [None]}, "coupon_codes")]
 )
 def test_update_external_coupon_list_bad_input_fails_before_any_request(platform, kwargs, field):
-    op = MessagingPlatformUpdateExternalCouponListOperator(task_id="u", coupon_list_id=1, **kwargs)
-    with fails_without_retry(MessagingPlatformValidationError) as caught:
+    with refused(field):
+        op = MessagingPlatformUpdateExternalCouponListOperator(task_id="u", coupon_list_id=1, **kwargs)
         run(op)
-    assert caught.value.field == field and field in str(caught.value)
     assert platform.control.requests() == []
 
 

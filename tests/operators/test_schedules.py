@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from messaging_platform_provider.client import MessagingPlatformApiError, MessagingPlatformValidationError
+from messaging_platform_provider.client import MessagingPlatformApiError
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 from messaging_platform_provider.operators import (
     MessagingPlatformCreateScheduleOperator,
@@ -17,6 +17,7 @@ from tests.support.operator_context import (
     assert_wire_headers,
     clear_requests,
     fails_without_retry,
+    refused,
     run,
     sent,
     task_context,
@@ -122,19 +123,18 @@ def test_create_schedule_adopts_an_identical_schedule_instead_of_adding_one(plat
 @pytest.mark.parametrize(
     ("kwargs", "field"),
     [
-        ({"week_day": None}, "WeekDay"),
-        ({"week_day": ["MON", "Funday"]}, "WeekDay"),
-        ({"run_at": "9:30"}, "RunAt"),
-        ({"schedule_type": "Hourly"}, "ScheduleTypeId"),
-        ({"start_from": "next tuesday"}, "StartFrom"),
-        ({"end_after": "2026-11-30T00:00:00"}, "EndAfter"),
-        ({"month_day": 3}, "MonthDay"),
+        ({"week_day": None}, "week_day"),
+        ({"week_day": ["MON", "Funday"]}, "week_day"),
+        ({"run_at": "9:30"}, "run_at"),
+        ({"schedule_type": "Hourly"}, "schedule_type"),
+        ({"start_from": "next tuesday"}, "start_from"),
+        ({"end_after": "2026-11-30T00:00:00"}, "end_after"),
+        ({"month_day": 3}, "month_day"),
     ],
 )
 def test_create_schedule_bad_input_fails_before_any_request(platform, kwargs, field):
-    with fails_without_retry(MessagingPlatformValidationError) as caught:
+    with refused(field):
         run(weekly(**kwargs))
-    assert caught.value.field == field and field in str(caught.value)
     assert platform.control.requests() == []
 
 
@@ -221,18 +221,20 @@ def test_update_schedule_sends_the_whole_definition(platform):
 @pytest.mark.parametrize(
     ("kwargs", "field"),
     [
-        ({"schedule_type": "Monthly"}, "MonthDay"),
-        ({"schedule_type": "Daily", "week_day": "MON"}, "WeekDay"),
-        ({"schedule_type": "Daily", "run_at": "25:00:00"}, "RunAt"),
+        ({"schedule_type": "Monthly"}, "month_day"),
+        ({"schedule_type": "Daily", "week_day": "MON"}, "week_day"),
+        ({"schedule_type": "Daily", "run_at": "25:00:00"}, "run_at"),
     ],
 )
 def test_update_schedule_bad_input_fails_before_any_request(platform, kwargs, field):
-    op = MessagingPlatformUpdateScheduleOperator(
-        task_id="u", action_id=5001, schedule_id=7001, **{"run_at": "08:00:00", "start_from": "2026-12-01", **kwargs}
-    )
-    with fails_without_retry(MessagingPlatformValidationError) as caught:
+    with refused(field):
+        op = MessagingPlatformUpdateScheduleOperator(
+            task_id="u",
+            action_id=5001,
+            schedule_id=7001,
+            **{"run_at": "08:00:00", "start_from": "2026-12-01", **kwargs},
+        )
         run(op)
-    assert caught.value.field == field and field in str(caught.value)
     assert platform.control.requests() == []
 
 

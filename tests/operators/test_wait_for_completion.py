@@ -60,7 +60,7 @@ def voice_call_op(**kwargs: Any) -> MessagingPlatformCreatePushVoiceCallOperator
         "channels": ["+15125550100"],
         "targets": ["+15555550123"],
         "message": "Wait test.",
-        "schedules": [ONE_TIME, {**ONE_TIME, "RunAt": "10:00:00"}],
+        "schedules": [ONE_TIME, {**ONE_TIME, "run_at": "10:00:00"}],
         "wait_for_completion": True,
         "deferrable": False,
         "poll_interval": 0.05,

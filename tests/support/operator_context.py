@@ -27,12 +27,17 @@ MARKER = re.compile(r" \[af:[0-9a-f]{16}\]$")
 InMemoryStore = MemoryStateStore
 
 
+class TaskInstanceStandIn(SimpleNamespace):
+    """The task instance's fields the operators read, and its ``xcom_push`` (what was pushed: ``pushed``)."""
+
+    def xcom_push(self, key: str, value: Any) -> None:
+        self.pushed[key] = value
+
+
 def task_context(op: Any, *, run_id: str = RUN_ID, store: InMemoryStore | None = None) -> dict[str, Any]:
     """The part of the task context the operators read: the task instance and the task state store."""
-    return {
-        "ti": SimpleNamespace(dag_id=DAG_ID, task_id=op.task_id, run_id=run_id, map_index=-1, try_number=1),
-        "task_state_store": store if store is not None else InMemoryStore(),
-    }
+    ti = TaskInstanceStandIn(dag_id=DAG_ID, task_id=op.task_id, run_id=run_id, map_index=-1, try_number=1, pushed={})
+    return {"ti": ti, "task_state_store": store if store is not None else InMemoryStore()}
 
 
 def run(op: Any, context: dict[str, Any] | None = None) -> Any:
@@ -96,3 +101,21 @@ def fails_without_retry(kind: type[BaseException], match: str | None = None) -> 
     if match is not None:
         assert re.search(match, str(cause)), f"{match!r} not in {cause}"
     caught.value = cause
+
+
+@contextmanager
+def refused(field: str) -> Iterator[Caught]:
+    """
+    Bad input refused before any request, naming ``field`` (the parameter the user wrote): a literal when the
+    operator is built (a DAG import error), anything else by failing the task without retry when it runs.
+    """
+    from messaging_platform_provider.client.errors import MessagingPlatformValidationError
+
+    caught = Caught()
+    with pytest.raises((MessagingPlatformValidationError, AirflowFailException)) as raised:
+        yield caught
+    error = raised.value if isinstance(raised.value, MessagingPlatformValidationError) else raised.value.__cause__
+    assert isinstance(error, MessagingPlatformValidationError), f"caused by {error!r}"
+    assert str(raised.value) == str(error)
+    assert error.field == field and field in str(error), str(error)
+    caught.value = error

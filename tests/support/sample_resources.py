@@ -39,7 +39,7 @@ class SampleResources:
             ["+15125550100"],
             targets=["+15125550199"],
             message="Your order is ready.",
-            schedules=[{"ScheduleTypeId": 6, "RunAt": "09:00:00", "StartFrom": "2026-12-01T09:00:00"}],
+            schedules=[{"schedule_type": "Daily", "run_at": "09:00:00", "start_from": "2026-12-01T09:00:00"}],
         )
         return int(action["Id"])
 

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from messaging_platform_provider.triggers.schedule import MessagingPlatformScheduleTrigger
 
 ACCOUNT = "/api/v2.1/account/1001"
-ONE_TIME = {"ScheduleTypeId": 2, "RunAt": "09:00:00", "StartFrom": "2026-12-01T00:00:00"}
+ONE_TIME = {"schedule_type": "OneTime", "run_at": "09:00:00", "start_from": "2026-12-01T00:00:00"}
 #: A schedule that stays Pending until a test moves it on.
 PARKED = {"pending_seconds": 3600, "processing_seconds": 0.05}
 #: Ends soon after it is told to.
@@ -68,7 +68,7 @@ class Lifecycle:
     def new_schedule(self, action_id: int = 5001, **behaviour: Any) -> dict[str, Any]:
         """A one-time schedule on ``action_id``; with ``behaviour``, its timeline restarts with it."""
         schedule = MessagingPlatformHook().create_schedule(
-            action_id, ONE_TIME["ScheduleTypeId"], ONE_TIME["RunAt"], ONE_TIME["StartFrom"]
+            action_id, ONE_TIME["schedule_type"], ONE_TIME["run_at"], ONE_TIME["start_from"]
         )
         if behaviour:
             schedule = self.control.set_one_schedule_behaviour(schedule["Id"], **behaviour)

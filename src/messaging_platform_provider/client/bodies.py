@@ -1,6 +1,6 @@
 """
-Every request body, declared once (see ``client/fields.py`` for how a declaration reads), with the rules that
-relate one field to another.
+Every request body but the schedule's (``client/schedules.py``), declared once (``client/fields.py`` says how a
+declaration reads), with the rules that relate one field to another.
 
 Each resource has two declarations: ``...Options``, the fields a create takes as keywords, and ``...Fields``, which
 adds the fields a create requires (its positional parameters) and is the whole body. An update takes any of the
@@ -19,24 +19,21 @@ from messaging_platform_provider.client.fields import (
     Url,
     Wire,
     count,
-    day_names,
-    day_numbers,
     flag,
     identifier,
     identifiers,
     moment,
     not_blank,
-    time_of_day,
     whole,
 )
-from messaging_platform_provider.client.values import SCHEDULE_TYPES, WEEK_DAYS
+from messaging_platform_provider.client.schedules import schedule_list
 
 CAMPAIGN_TYPES = {"Gateway": 0, "Basic": 1, "Dialog": 2, "Question": 3, "Coupon": 4, "Sweepstakes": 5, "Chat": 6}
 COUPON_TYPES = {"Static": 0, "Dynamic": 1, "External": 2}
 VALID_DATE_TYPES = {"None": 0, "Static": 1, "Rolling": 2}
 API_KEY_TYPES = {"Common": 2, "Temporary": 3}
 KEYWORD, DIALOG, STOP, NEW_ACCOUNT, INCOMING_MESSAGE = 1, 3, 6, 8, 11
-#: The events the platform posts to a callback record's URL (spec 2.5, 6); the receiver takes the same types.
+#: The events the platform posts to a callback record's URL ; the receiver takes the same types.
 CALLBACK_TYPES = {
     "Keyword": KEYWORD,
     "Dialog": DIALOG,
@@ -50,7 +47,7 @@ AUDIO_SUFFIXES = (".mp3", ".wav")
 
 
 class CampaignOptions(TypedDict, total=False):
-    """A campaign's optional fields (spec 2.3)."""
+    """A campaign's optional fields."""
 
     subscription_id: int | None
     content_id: int | None
@@ -69,12 +66,12 @@ class CampaignFields(CampaignOptions, total=False):
 
 def campaign_rules(body: dict[str, Any]) -> dict[str, Any]:
     if "ContentId" in body and "Content" in body:
-        raise MessagingPlatformValidationError("ContentId", "give ContentId or Content, not both")
+        raise MessagingPlatformValidationError("content_id", "give content_id or content, not both")
     return body
 
 
 class CampaignCouponOptions(TypedDict, total=False):
-    """A coupon definition's optional fields (spec 2.4); ``name`` and ``description`` label it in the UI."""
+    """A coupon definition's optional fields; ``name`` and ``description`` label it in the UI."""
 
     static_code: str | None
     prefix: str | None
@@ -103,21 +100,21 @@ def campaign_coupon_rules(body: dict[str, Any]) -> dict[str, Any]:
     """
     kind = body["CouponTypeId"]
     if kind == COUPON_TYPES["Static"] and not str(body.get("StaticCode") or "").strip():
-        raise MessagingPlatformValidationError("StaticCode", "is required for a Static coupon")
+        raise MessagingPlatformValidationError("static_code", "is required for a Static coupon")
     body.setdefault("StaticCode", "")
     if kind == COUPON_TYPES["External"] and body.get("ExternalListId") is None and not body.get("ExternalCouponList"):
         raise MessagingPlatformValidationError(
-            "ExternalListId", "an External coupon needs ExternalListId or ExternalCouponList"
+            "external_list_id", "an External coupon needs external_list_id or external_coupon_list"
         )
     if body.get("ValidDateTypeId") == VALID_DATE_TYPES["Rolling"] and not body.get("ValidRollingDays"):
-        raise MessagingPlatformValidationError("ValidRollingDays", "is required when ValidDateTypeId is Rolling")
+        raise MessagingPlatformValidationError("valid_rolling_days", "is required when valid_date_type is Rolling")
     if "ValidFrom" in body and "ValidTo" in body and body["ValidTo"] < body["ValidFrom"]:  # same fixed-width format
-        raise MessagingPlatformValidationError("ValidTo", "is before ValidFrom")
+        raise MessagingPlatformValidationError("valid_to", "is before valid_from")
     return body
 
 
 class ExternalCouponListOptions(TypedDict, total=False):
-    """An external coupon list (platform facts 9.2); ``coupon_codes`` are added to the list."""
+    """An external coupon list; ``coupon_codes`` are added to the list."""
 
     description: str | None
     inheritable: bool | None
@@ -128,43 +125,11 @@ class ExternalCouponListFields(ExternalCouponListOptions, total=False):
     name: Annotated[str | None, not_blank]
 
 
-class ScheduleOptions(TypedDict, total=False):
-    """
-    An action schedule's optional fields (spec 2.1): ``week_day`` (Weekly) takes ``"SUN, MON"`` or a list of day
-    names; ``month_day`` (Monthly) takes ``"1,15"``, a number or a list of numbers.
-    """
-
-    end_after: Annotated[Any, moment]
-    week_day: Annotated[Any, day_names]
-    month_day: Annotated[Any, day_numbers]
-
-
-class ScheduleFields(ScheduleOptions, total=False):
-    schedule_type: Annotated[int | str, Named(SCHEDULE_TYPES), Wire("ScheduleTypeId")]
-    run_at: Annotated[Any, time_of_day]
-    start_from: Annotated[Any, moment]
-
-
-def schedule_rules(body: dict[str, Any]) -> dict[str, Any]:
-    """WeekDay for Weekly only and always, MonthDay likewise for Monthly, EndAfter not before StartFrom."""
-    if "EndAfter" in body and body["EndAfter"] < body["StartFrom"]:  # same fixed-width format
-        raise MessagingPlatformValidationError(
-            "EndAfter", f"{body['EndAfter']} is before StartFrom {body['StartFrom']}"
-        )
-    for wire, kind, allowed in (("WeekDay", "Weekly", WEEK_DAYS), ("MonthDay", "Monthly", ("1..31",))):
-        if body["ScheduleTypeId"] == SCHEDULE_TYPES[kind] and wire not in body:
-            raise MessagingPlatformValidationError(wire, f"is required for a {kind} schedule", allowed)
-        if body["ScheduleTypeId"] != SCHEDULE_TYPES[kind] and wire in body:
-            raise MessagingPlatformValidationError(wire, f"is only for a {kind} schedule")
-    return body
-
-
 class PushVoiceCallOptions(TypedDict, total=False):
     """
-    A push voice call action (spec 4.5; the fields follow the push-campaign action of the platform facts): who is
-    called (``targets``: E.164 numbers or contact ids, ``contact_list_ids`` or ``targets_url``), what they hear
-    (``message`` spoken, or ``audio_url`` played: .mp3/.wav) and when (``schedules``: schedule request objects,
-    PascalCase as in spec 2.1).
+    A push voice call action: who is called (``targets``: E.164 numbers or contact ids, ``contact_list_ids`` or
+    ``targets_url``), what they hear (``message`` spoken, or ``audio_url`` played: .mp3/.wav) and when
+    (``schedules``: each a mapping with the keys a schedule operator takes, ``client/schedules.py``).
     """
 
     targets: Annotated[Iterable[str] | str | None, Texts()]
@@ -175,7 +140,7 @@ class PushVoiceCallOptions(TypedDict, total=False):
     audio_url: Annotated[str | None, Url(AUDIO_SUFFIXES)]
     campaign_id: Annotated[int | str | None, identifier]
     execute_now: Annotated[bool | None, flag, Wire("Execute")]  # ``execute`` is an operator's own method
-    schedules: Iterable[Mapping[str, Any]] | None
+    schedules: Annotated[Iterable[Mapping[str, Any]] | None, schedule_list]
 
 
 class PushVoiceCallFields(PushVoiceCallOptions, total=False):
@@ -185,20 +150,20 @@ class PushVoiceCallFields(PushVoiceCallOptions, total=False):
 def push_voice_call_rules(body: dict[str, Any]) -> dict[str, Any]:
     """Somebody to call from at least one channel, exactly one of Message and AudioUrl."""
     if not body.get("Channels"):
-        raise MessagingPlatformValidationError("Channels", "needs at least one long code or channel id")
+        raise MessagingPlatformValidationError("channels", "needs at least one long code or channel id")
     if not (body.get("Targets") or body.get("ContactListIds") or body.get("TargetsUrl")):
         raise MessagingPlatformValidationError(
-            "Targets", "the call needs someone to call", ["Targets", "ContactListIds", "TargetsUrl"]
+            "targets", "the call needs someone to call", ["targets", "contact_list_ids", "targets_url"]
         )
     if ("Message" in body) == ("AudioUrl" in body):
-        raise MessagingPlatformValidationError("Message", "give exactly one of Message (text to speak) or AudioUrl")
+        raise MessagingPlatformValidationError("message", "give exactly one of message (text to speak) or audio_url")
     if "Message" in body and not str(body["Message"]).strip():
-        raise MessagingPlatformValidationError("Message", "must not be empty")
+        raise MessagingPlatformValidationError("message", "must not be empty")
     return body
 
 
 class ApiKeyOptions(TypedDict, total=False):
-    """An API key (spec 4.3): ``valid_to`` is required for a Temporary key and refused for a Common one."""
+    """An API key: ``valid_to`` is required for a Temporary key and refused for a Common one."""
 
     key_type: Annotated[int | str, Named(API_KEY_TYPES), Wire("TypeId")]
     valid_to: Annotated[Any, moment]
@@ -210,14 +175,14 @@ class ApiKeyFields(ApiKeyOptions, total=False):
 
 def api_key_rules(body: dict[str, Any]) -> dict[str, Any]:
     if body["TypeId"] == API_KEY_TYPES["Temporary"] and "ValidTo" not in body:
-        raise MessagingPlatformValidationError("ValidTo", "is required for a Temporary key")
+        raise MessagingPlatformValidationError("valid_to", "is required for a Temporary key")
     if body["TypeId"] != API_KEY_TYPES["Temporary"] and "ValidTo" in body:
-        raise MessagingPlatformValidationError("ValidTo", "is only for a Temporary key")
+        raise MessagingPlatformValidationError("valid_to", "is only for a Temporary key")
     return body
 
 
 class CallbackOptions(TypedDict, total=False):
-    """A callback record (spec 2.5): where events of a type are POSTed, and whether it is in use."""
+    """A callback record: where events of a type are POSTed, and whether it is in use."""
 
     active: Annotated[bool, flag]
 
@@ -227,13 +192,13 @@ class CallbackFields(CallbackOptions, total=False):
     url: Annotated[str, Url(), Wire("URL")]
 
 
-def group_operator(wire: str, value: Any, platform_timezone: str) -> Any:
+def group_operator(name: str, value: Any, platform_timezone: str) -> Any:
     if str(value).upper() not in FILTER_GROUP_OPERATORS:
-        raise MessagingPlatformValidationError(wire, f"{value!r} is not valid", FILTER_GROUP_OPERATORS)
+        raise MessagingPlatformValidationError(name, f"{value!r} is not valid", FILTER_GROUP_OPERATORS)
     return str(value).upper()
 
 
 class FilterGroupFields(TypedDict, total=False):
-    """A contact filter group's own fields (spec 4.6): its subgroups and filters cannot change through it."""
+    """A contact filter group's own fields: its subgroups and filters cannot change through it."""
 
     operator: Annotated[str | None, group_operator]

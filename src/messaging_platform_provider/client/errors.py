@@ -133,8 +133,13 @@ class MessagingPlatformValidationError(ValueError):
 
     def __init__(self, field: str, problem: str, allowed: Iterable[object] | None = None) -> None:
         self.field = field
+        self.problem = problem
         self.allowed = list(allowed) if allowed is not None else None
         message = f"{field}: {problem}"
         if self.allowed is not None:
             message += f" (allowed: {', '.join(str(a) for a in self.allowed)})"
         super().__init__(message)
+
+    def within(self, name: str) -> MessagingPlatformValidationError:
+        """The same problem, named as a part of ``name`` (``schedules[0].week_day``)."""
+        return MessagingPlatformValidationError(f"{name}.{self.field}", self.problem, self.allowed)

@@ -32,7 +32,8 @@ from messaging_platform_provider.client.values import (
     week_days,
 )
 
-#: ``convert(wire_name, value, platform_timezone)``: the value as sent, or a validation error naming the field.
+#: ``convert(key, value, platform_timezone)``: the value as sent, or a validation error naming the key (the name the
+#: user wrote).
 Convert = Callable[[str, Any, str], Any]
 
 
@@ -49,8 +50,8 @@ class Named:
 
     values: Mapping[str, int]
 
-    def __call__(self, wire: str, value: Any, platform_timezone: str) -> Any:
-        return enum_value(wire, value, dict(self.values))
+    def __call__(self, name: str, value: Any, platform_timezone: str) -> Any:
+        return enum_value(name, value, dict(self.values))
 
 
 @dataclass(frozen=True)
@@ -59,8 +60,8 @@ class Texts:
 
     max_length: int | None = None
 
-    def __call__(self, wire: str, value: Any, platform_timezone: str) -> Any:
-        return string_list(wire, value, max_length=self.max_length)
+    def __call__(self, name: str, value: Any, platform_timezone: str) -> Any:
+        return string_list(name, value, max_length=self.max_length)
 
 
 @dataclass(frozen=True)
@@ -69,26 +70,26 @@ class Url:
 
     suffixes: tuple[str, ...] = ()
 
-    def __call__(self, wire: str, value: Any, platform_timezone: str) -> Any:
-        return http_url(wire, value, self.suffixes)
+    def __call__(self, name: str, value: Any, platform_timezone: str) -> Any:
+        return http_url(name, value, self.suffixes)
 
 
-def not_blank(wire: str, value: Any, platform_timezone: str) -> Any:
+def not_blank(name: str, value: Any, platform_timezone: str) -> Any:
     """Text that is more than white space."""
     if not str(value).strip():
-        raise MessagingPlatformValidationError(wire, "must not be empty")
+        raise MessagingPlatformValidationError(name, "must not be empty")
     return value
 
 
-def count(wire: str, value: Any, platform_timezone: str) -> Any:
+def count(name: str, value: Any, platform_timezone: str) -> Any:
     """A whole number of at least 0 (a rendered template's digits are one)."""
-    number = whole(wire, value, platform_timezone)
+    number = whole(name, value, platform_timezone)
     if number is not None and number < 0:
-        raise MessagingPlatformValidationError(wire, f"must be a whole number of at least 0, got {value!r}")
+        raise MessagingPlatformValidationError(name, f"must be a whole number of at least 0, got {value!r}")
     return number
 
 
-def whole(wire: str, value: Any, platform_timezone: str) -> Any:
+def whole(name: str, value: Any, platform_timezone: str) -> Any:
     """
     A whole number. A template renders to text, so its digits are taken as the number, and a template that
     renders to nothing (``""``) leaves the field out.
@@ -99,40 +100,40 @@ def whole(wire: str, value: Any, platform_timezone: str) -> Any:
     if not text:
         return None
     if not text.lstrip("-").isdigit():
-        raise MessagingPlatformValidationError(wire, f"must be a whole number, got {value!r}")
+        raise MessagingPlatformValidationError(name, f"must be a whole number, got {value!r}")
     return int(text)
 
 
-def moment(wire: str, value: Any, platform_timezone: str) -> Any:
+def moment(name: str, value: Any, platform_timezone: str) -> Any:
     """A date-time, sent without offset in the platform's time zone (``values.platform_datetime``)."""
-    return format_datetime(platform_datetime(value, wire, platform_timezone))
+    return format_datetime(platform_datetime(value, name, platform_timezone))
 
 
-def identifier(wire: str, value: Any, platform_timezone: str) -> Any:
-    return positive_int(wire, value)
+def identifier(name: str, value: Any, platform_timezone: str) -> Any:
+    return positive_int(name, value)
 
 
-def identifiers(wire: str, value: Any, platform_timezone: str) -> Any:
-    return int_list(wire, value)
+def identifiers(name: str, value: Any, platform_timezone: str) -> Any:
+    return int_list(name, value)
 
 
-def time_of_day(wire: str, value: Any, platform_timezone: str) -> Any:
-    return run_at(value, wire)
+def time_of_day(name: str, value: Any, platform_timezone: str) -> Any:
+    return run_at(value, name)
 
 
-def day_names(wire: str, value: Any, platform_timezone: str) -> Any:
-    return week_days(value, wire)
+def day_names(name: str, value: Any, platform_timezone: str) -> Any:
+    return week_days(value, name)
 
 
-def day_numbers(wire: str, value: Any, platform_timezone: str) -> Any:
-    return month_days(value, wire)
+def day_numbers(name: str, value: Any, platform_timezone: str) -> Any:
+    return month_days(value, name)
 
 
-def flag(wire: str, value: Any, platform_timezone: str) -> Any:
+def flag(name: str, value: Any, platform_timezone: str) -> Any:
     """True or false; a template renders to text, so ``"True"``/``"false"`` are read as what they say."""
     if isinstance(value, str):
         if value.strip().lower() not in ("true", "false"):
-            raise MessagingPlatformValidationError(wire, f"must be true or false, got {value!r}")
+            raise MessagingPlatformValidationError(name, f"must be true or false, got {value!r}")
         return value.strip().lower() == "true"
     return bool(value)
 
@@ -187,10 +188,10 @@ def to_wire(
         value = values.get(field.key)
         if value is None:
             if field.key in required:
-                raise MessagingPlatformValidationError(field.wire, "is required")
+                raise MessagingPlatformValidationError(field.key, "is required")
             continue
         for convert in field.converts:
-            value = None if value is None else convert(field.wire, value, platform_timezone)
+            value = None if value is None else convert(field.key, value, platform_timezone)
         if value is not None:
             sent[field.wire] = value
     sent.update(extra or {})

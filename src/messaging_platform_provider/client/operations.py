@@ -22,9 +22,9 @@ from messaging_platform_provider.client.bodies import (
     ExternalCouponListFields,
     FilterGroupFields,
     PushVoiceCallFields,
-    ScheduleFields,
 )
 from messaging_platform_provider.client.fields import wire_names
+from messaging_platform_provider.client.schedules import ScheduleFields
 
 Returns = Literal["object", "list", "none"]
 Body = Literal["none", "object", "scalar"]

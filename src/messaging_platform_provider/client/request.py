@@ -65,7 +65,7 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 40 else f"{text[:30]}… ({len(text)} characters)"
 
 
-def _path_value(op: Operation, name: str, value: Any) -> str:
+def path_segment(op: Operation, name: str, value: Any) -> str:
     """One path segment: an id of ``int_params`` as a positive integer, anything else percent-encoded."""
     if value is None or (isinstance(value, str) and not value.strip()):
         raise MessagingPlatformValidationError(name, f"is required by {op.name}")
@@ -96,7 +96,7 @@ def prepare(
     query: Mapping[str, Any] | None = None,
 ) -> PreparedRequest:
     """Fill the operation's path, encode the body; raises ``MessagingPlatformValidationError`` before any I/O."""
-    values = {name: _path_value(op, name, path_params.get(name)) for name in op.path_params}
+    values = {name: path_segment(op, name, path_params.get(name)) for name in op.path_params}
     path = op.path.format(**values)
     params = {k: _query_value(v) for k, v in (query or {}).items() if v is not None}
     unknown = set(params) - set(op.query)

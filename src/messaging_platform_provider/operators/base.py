@@ -14,6 +14,7 @@ from airflow.sdk import BaseOperator
 
 from messaging_platform_provider.client.fields import keys
 from messaging_platform_provider.hooks.names import DEFAULT_CONN_ID
+from messaging_platform_provider.operators.literals import MAP_LABEL, ChecksLiteralsMeta, check_literals
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -53,15 +54,24 @@ def optional_int(field: str, value: Any) -> int | None:
     return int(text)
 
 
-class MessagingPlatformBaseOperator(BaseOperator):
+class MessagingPlatformBaseOperator(BaseOperator, metaclass=ChecksLiteralsMeta):
     """
     Base of every Messaging Platform operator.
 
+    Values written as literals are checked when the operator is built, so a typo fails the DAG file's import
+    naming the parameter; templated values are checked when the task runs, before any request. Besides its
+    return value, a task whose answer has an ``Id`` pushes it under the key ``Id`` too, so ``op.output["Id"]``
+    feeds a downstream task and keeps the dependency.
+
     :param messaging_platform_conn_id: Airflow connection of type ``messaging_platform``.
     :param account_id: account to act on (templated); defaults to the connection's Account ID.
+    :param map_index_template: how the instances of a mapped task are named; by default after the ids they
+        addressed, or the name they gave (``map_label``), e.g. ``coupon_list_id=1, coupon_code=A1``.
     """
 
     operation: ClassVar[Operation]
+    #: XCom keys pushed beside the return value, each read from the answer (``id_xcoms``).
+    id_keys: ClassVar[tuple[str, ...]] = ("Id",)
     template_fields: Sequence[str] = BASE_TEMPLATE_FIELDS
     ui_color = "#e3f2fd"
 
@@ -70,11 +80,28 @@ class MessagingPlatformBaseOperator(BaseOperator):
         *,
         messaging_platform_conn_id: str = DEFAULT_CONN_ID,
         account_id: int | str | None = None,
+        map_index_template: str | None = MAP_LABEL,
         **kwargs: Any,
     ) -> None:
-        super().__init__(**kwargs)
+        super().__init__(map_index_template=map_index_template, **kwargs)
         self.messaging_platform_conn_id = messaging_platform_conn_id
         self.account_id = account_id
+
+    def check_literal_values(self) -> None:
+        """Check the values written in the DAG file (``operators/literals.py``); called once the operator is built."""
+        check_literals(self.operation, {name: getattr(self, name, None) for name in self.template_fields})
+
+    @property
+    def map_label(self) -> str:
+        """How a mapped instance is shown (its ``map_index_template``): the ids it addressed, or the name it gave."""
+        ids = [f"{p}={getattr(self, p)}" for p in self.operation.path_params if getattr(self, p, None) is not None]
+        ids = [label for label in ids if not label.startswith("account_id=")]
+        if ids:
+            return ", ".join(ids)
+        for field in ("name", "key_label", "url"):
+            if getattr(self, field, None):
+                return f"{field}={getattr(self, field)}"
+        return self.operation.name
 
     def declared_values(self, body: type) -> dict[str, Any]:
         """The rendered values of a body declaration's fields (``client/bodies.py``), read from the attributes."""
@@ -101,7 +128,19 @@ class MessagingPlatformBaseOperator(BaseOperator):
             result = self.run(self.hook, context)
         if (line := self.outcome_line(result)) is not None:
             self.log.info(line)
-        return self.to_xcom(result)
+        return self.push_ids(context, self.to_xcom(result))
+
+    def push_ids(self, context: Context, xcom: Any) -> Any:
+        """Push ``id_xcoms(xcom)`` each under its own key; returns ``xcom``, the task's return value."""
+        for key, value in self.id_xcoms(xcom).items():
+            context["ti"].xcom_push(key=key, value=value)
+        return xcom
+
+    def id_xcoms(self, xcom: Any) -> dict[str, Any]:
+        """The values pushed under ``id_keys``: those the answer holds."""
+        if not isinstance(xcom, dict):
+            return {}
+        return {key: xcom[key] for key in self.id_keys if xcom.get(key) is not None}
 
     def outcome_line(self, result: Any) -> str | None:
         """

@@ -5,14 +5,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from messaging_platform_provider.client.bodies import ScheduleFields, ScheduleOptions
 from messaging_platform_provider.client.fields import keys
 from messaging_platform_provider.client.operations import Operations
+from messaging_platform_provider.client.schedules import (
+    SCHEDULE_REQUIRED,
+    ScheduleFields,
+    ScheduleOptions,
+    check_run_once_alone,
+    run_once,
+)
 from messaging_platform_provider.operators.base import (
     BASE_TEMPLATE_FIELDS,
     MessagingPlatformBaseOperator,
     MessagingPlatformCreateOperator,
 )
+from messaging_platform_provider.operators.literals import is_literal
 from messaging_platform_provider.waiting.completion import WAIT_TEMPLATE_FIELDS, WaitForSchedulesMixin
 
 if TYPE_CHECKING:
@@ -27,6 +34,15 @@ __all__ = [
     "MessagingPlatformListSchedulesOperator",
     "MessagingPlatformUpdateScheduleOperator",
 ]
+
+
+def check_run_once_at(
+    operator: MessagingPlatformCreateScheduleOperator | MessagingPlatformUpdateScheduleOperator,
+) -> None:
+    """``run_once_at`` as written in the DAG file, checked with the other literals (it is not a body field)."""
+    if operator.run_once_at is not None and is_literal(operator.run_once_at):
+        check_run_once_alone({key: getattr(operator, key) for key in SCHEDULE_REQUIRED})
+        run_once(operator.run_once_at, "UTC")
 
 
 class MessagingPlatformListSchedulesOperator(MessagingPlatformBaseOperator):
@@ -65,6 +81,8 @@ class MessagingPlatformCreateScheduleOperator(WaitForSchedulesMixin, MessagingPl
     :param schedule_type: OneTime, Daily, Weekly, Monthly (or 2, 6, 7, 8).
     :param run_at: time of day, ``HH:mm:ss``.
     :param start_from: datetime, pendulum or ISO string; sent without offset in the connection's time zone.
+    :param run_once_at: instead of the three above, "once, at this instant": a datetime, pendulum or ISO string,
+        or ``"now"`` for the moment the task runs.
     :param end_after: optional, not before ``start_from``.
     :param week_day: Weekly only (required there): ``"MON, THU"`` or a list of day names.
     :param month_day: Monthly only (required there): ``"1,15"``, an int or a list of ints.
@@ -74,15 +92,23 @@ class MessagingPlatformCreateScheduleOperator(WaitForSchedulesMixin, MessagingPl
     """
 
     operation = Operations.create_schedule
-    template_fields = (*BASE_TEMPLATE_FIELDS, "action_id", *keys(ScheduleFields), "extra", *WAIT_TEMPLATE_FIELDS)
+    template_fields = (
+        *BASE_TEMPLATE_FIELDS,
+        "action_id",
+        *keys(ScheduleFields),
+        "run_once_at",
+        "extra",
+        *WAIT_TEMPLATE_FIELDS,
+    )
 
     def __init__(
         self,
         *,
         action_id: int | str,
-        schedule_type: int | str,
-        run_at: Any,
-        start_from: Any,
+        schedule_type: int | str | None = None,
+        run_at: Any = None,
+        start_from: Any = None,
+        run_once_at: Any = None,
         end_after: Any = None,
         week_day: Any = None,
         month_day: Any = None,
@@ -94,10 +120,15 @@ class MessagingPlatformCreateScheduleOperator(WaitForSchedulesMixin, MessagingPl
         self.schedule_type = schedule_type
         self.run_at = run_at
         self.start_from = start_from
+        self.run_once_at = run_once_at
         self.end_after = end_after
         self.week_day = week_day
         self.month_day = month_day
         self.extra = extra
+
+    def check_literal_values(self) -> None:
+        super().check_literal_values()
+        check_run_once_at(self)
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
         schedule = hook.create_schedule(
@@ -105,6 +136,7 @@ class MessagingPlatformCreateScheduleOperator(WaitForSchedulesMixin, MessagingPl
             self.schedule_type,
             self.run_at,
             self.start_from,
+            run_once_at=self.run_once_at,
             extra=self.extra,
             once=self.once(context),
             account_id=self.account,
@@ -121,19 +153,20 @@ class MessagingPlatformCreateScheduleOperator(WaitForSchedulesMixin, MessagingPl
 
 
 class MessagingPlatformUpdateScheduleOperator(MessagingPlatformBaseOperator):
-    """Replace a schedule's definition (same fields as create); returns it. Templated."""
+    """Replace a schedule's definition (the fields of create, ``run_once_at`` too); returns it. Templated."""
 
     operation = Operations.update_schedule
-    template_fields = (*BASE_TEMPLATE_FIELDS, "action_id", "schedule_id", *keys(ScheduleFields), "extra")
+    template_fields = (*BASE_TEMPLATE_FIELDS, "action_id", "schedule_id", *keys(ScheduleFields), "run_once_at", "extra")
 
     def __init__(
         self,
         *,
         action_id: int | str,
         schedule_id: int | str,
-        schedule_type: int | str,
-        run_at: Any,
-        start_from: Any,
+        schedule_type: int | str | None = None,
+        run_at: Any = None,
+        start_from: Any = None,
+        run_once_at: Any = None,
         end_after: Any = None,
         week_day: Any = None,
         month_day: Any = None,
@@ -146,10 +179,15 @@ class MessagingPlatformUpdateScheduleOperator(MessagingPlatformBaseOperator):
         self.schedule_type = schedule_type
         self.run_at = run_at
         self.start_from = start_from
+        self.run_once_at = run_once_at
         self.end_after = end_after
         self.week_day = week_day
         self.month_day = month_day
         self.extra = extra
+
+    def check_literal_values(self) -> None:
+        super().check_literal_values()
+        check_run_once_at(self)
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
         return hook.update_schedule(
@@ -158,6 +196,7 @@ class MessagingPlatformUpdateScheduleOperator(MessagingPlatformBaseOperator):
             self.schedule_type,
             self.run_at,
             self.start_from,
+            run_once_at=self.run_once_at,
             extra=self.extra,
             account_id=self.account,
             **self.declared_values(ScheduleOptions),

@@ -59,8 +59,10 @@ class MessagingPlatformCreatePushVoiceCallOperator(WaitForSchedulesMixin, Messag
     :param targets: E.164 numbers or contact ids; or give ``contact_list_ids`` or ``targets_url``.
     :param message: text to speak; or ``audio_url`` (.mp3/.wav), exactly one of the two.
     :param execute_now: run the action as soon as it is created (the platform's ``Execute``).
-    :param schedules: schedule request objects (PascalCase, spec 2.1) created with the action.
-    :param extra: further request fields, merged on top (the spec does not show this body).
+    :param schedules: schedules created with the action, each a mapping with the keys of
+        ``MessagingPlatformCreateScheduleOperator`` (``schedule_type``, ``run_at``, ``start_from``, ``end_after``,
+        ``week_day``, ``month_day``) or ``run_once_at`` alone.
+    :param extra: further request fields, merged on top.
     :param idempotent: a retry adopts an action with the same targets and content created after the first try
         began (needs Airflow's task state store, 3.3+; without it a retry sends the create again).
     :param wait_for_completion: wait until every schedule of the new action has a terminal ProcessStatus; the
@@ -103,6 +105,19 @@ class MessagingPlatformCreatePushVoiceCallOperator(WaitForSchedulesMixin, Messag
         action = self._create(hook, context)
         schedule_ids = [str(s["Id"]) for s in action.get("Schedules") or []]
         return self.wait_for(context, action["Id"], schedule_ids, action)
+
+    def id_xcoms(self, xcom: Any) -> dict[str, Any]:
+        """
+        ``Id``; ``ScheduleIds``, the ids of the schedules made with the action; and ``ScheduleId`` when there is
+        exactly one (what a sensor downstream takes).
+        """
+        ids = super().id_xcoms(xcom)
+        schedules = xcom.get("Schedules") if isinstance(xcom, dict) else None
+        if schedules:
+            ids["ScheduleIds"] = [schedule["Id"] for schedule in schedules]
+            if len(schedules) == 1:
+                ids["ScheduleId"] = schedules[0]["Id"]
+        return ids
 
     def with_final(self, result: Any, schedules: dict[str, Any]) -> Any:
         latest = [schedules.get(str(s["Id"]), s) for s in result.get("Schedules") or []]

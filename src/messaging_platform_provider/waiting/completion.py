@@ -102,7 +102,7 @@ class WaitForSchedulesMixin:
         schedules = conclude(event)
         if result is None:  # resumed without the deferral's kwargs (``dag.test()`` passes the event alone)
             result = self.recover_result(event, schedules)
-        return self.with_final(result, schedules)
+        return self.push_ids(context, self.with_final(result, schedules))  # type: ignore[attr-defined]
 
     def with_final(self, result: Any, schedules: dict[str, Any]) -> Any:
         """The XCom after a successful wait; each operator shapes it."""

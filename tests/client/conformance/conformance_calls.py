@@ -91,7 +91,7 @@ def _voice_call(w: World) -> dict[str, Any]:
         ["+15125550100"],
         targets=["+15125550199"],
         message="Your order is ready.",
-        schedules=[{"ScheduleTypeId": 2, "RunAt": "09:00:00", "StartFrom": "2026-12-01T09:00:00"}],
+        schedules=[{"schedule_type": "OneTime", "run_at": "09:00:00", "start_from": "2026-12-01T09:00:00"}],
     )
 
 

@@ -20,9 +20,9 @@ def _cell(text: str) -> str:
 
 
 def table() -> str:
-    lines = ["| operation | field | API reference says | we send | test |", "|---|---|---|---|---|"]
+    lines = ["| operation | field | platform rule | we send | test |", "|---|---|---|---|---|"]
     for row in ROWS:
-        cells = (f"`{row.operation}`", f"`{row.field}`", row.spec, row.we_send, f"`{TEST}[{row.id}]`")
+        cells = (f"`{row.operation}`", f"`{row.field}`", row.rule, row.we_send, f"`{TEST}[{row.id}]`")
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     return "\n".join(lines)
 

@@ -19,7 +19,7 @@ from messaging_platform_provider.operators import (
 )
 
 FIRST_TRY_SHORT = "{{ 0.15 if ti.try_number == 1 else 30 }}"
-INLINE_SCHEDULES = [{"ScheduleTypeId": 2, "RunAt": "09:00:00", "StartFrom": "2026-12-01T00:00:00"}]
+INLINE_SCHEDULES = [{"schedule_type": "OneTime", "run_at": "09:00:00", "start_from": "2026-12-01T00:00:00"}]
 
 with DAG(
     dag_id="messaging_platform_test_wait_operators",

@@ -1,4 +1,4 @@
-"""Action schedules (spec 2.1, 4.2)."""
+"""Action schedules; ``client/schedules.py`` has the vocabulary they are written in."""
 
 from __future__ import annotations
 
@@ -8,10 +8,9 @@ from typing import Any
 from typing_extensions import Unpack
 
 from messaging_platform_provider.client.api.base import ApiBase
-from messaging_platform_provider.client.bodies import ScheduleOptions
 from messaging_platform_provider.client.once import CreateOnce
 from messaging_platform_provider.client.operations import Operations
-from messaging_platform_provider.client.schedules import schedule_body
+from messaging_platform_provider.client.schedules import ScheduleOptions, schedule_body
 
 
 class ScheduleApi(ApiBase):
@@ -26,18 +25,28 @@ class ScheduleApi(ApiBase):
     def create_schedule(
         self,
         action_id: int | str,
-        schedule_type: int | str,
-        run_at: Any,
-        start_from: Any,
+        schedule_type: int | str | None = None,
+        run_at: Any = None,
+        start_from: Any = None,
         *,
+        run_once_at: Any = None,
         extra: Mapping[str, Any] | None = None,
         once: CreateOnce | None = None,
         account_id: int | None = None,
         **options: Unpack[ScheduleOptions],
     ) -> dict[str, Any]:
-        """Create a schedule on an action; see ``schedule_body`` for the accepted values."""
+        """
+        Create a schedule on an action: ``schedule_type``, ``run_at`` and ``start_from`` (with the options), or
+        ``run_once_at`` alone for "once, at this instant"; see ``client/schedules.py``.
+        """
         body = schedule_body(
-            schedule_type, run_at, start_from, **options, platform_timezone=self._timezone(), extra=extra
+            schedule_type,
+            run_at,
+            start_from,
+            run_once_at=run_once_at,
+            platform_timezone=self._timezone(),
+            extra=extra,
+            **options,
         )
         return self._create(Operations.create_schedule, body, once, account_id, action_id=action_id)
 
@@ -45,17 +54,24 @@ class ScheduleApi(ApiBase):
         self,
         action_id: int | str,
         schedule_id: int | str,
-        schedule_type: int | str,
-        run_at: Any,
-        start_from: Any,
+        schedule_type: int | str | None = None,
+        run_at: Any = None,
+        start_from: Any = None,
         *,
+        run_once_at: Any = None,
         extra: Mapping[str, Any] | None = None,
         account_id: int | None = None,
         **options: Unpack[ScheduleOptions],
     ) -> dict[str, Any]:
-        """Replace a schedule's definition (the PUT carries the whole schedule request)."""
+        """Replace a schedule's definition (the PUT carries the whole schedule), written as for ``create_schedule``."""
         body = schedule_body(
-            schedule_type, run_at, start_from, **options, platform_timezone=self._timezone(), extra=extra
+            schedule_type,
+            run_at,
+            start_from,
+            run_once_at=run_once_at,
+            platform_timezone=self._timezone(),
+            extra=extra,
+            **options,
         )
         return self._one(
             Operations.update_schedule, account_id=account_id, action_id=action_id, schedule_id=schedule_id, body=body

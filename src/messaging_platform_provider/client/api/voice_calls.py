@@ -1,7 +1,4 @@
-"""
-Push voice call actions (spec 4.5). The spec shows no body; the typed fields follow the push-campaign
-action of the platform facts, and ``extra`` is merged on top for anything this model does not know.
-"""
+"""Push voice call actions; ``extra`` is merged on top of the body for anything this model does not know."""
 
 from __future__ import annotations
 
@@ -15,22 +12,6 @@ from messaging_platform_provider.client.bodies import PushVoiceCallFields, PushV
 from messaging_platform_provider.client.fields import to_wire
 from messaging_platform_provider.client.once import CreateOnce
 from messaging_platform_provider.client.operations import Operations
-from messaging_platform_provider.client.schedules import schedule_body
-
-
-def _schedule(item: Mapping[str, Any], platform_timezone: str) -> dict[str, Any]:
-    """One item of ``schedules`` (PascalCase, as the platform writes a schedule request) as a checked body."""
-    known = ("ScheduleTypeId", "RunAt", "StartFrom", "EndAfter", "WeekDay", "MonthDay")
-    return schedule_body(
-        item.get("ScheduleTypeId", ""),
-        item.get("RunAt"),
-        item.get("StartFrom"),
-        end_after=item.get("EndAfter"),
-        week_day=item.get("WeekDay"),
-        month_day=item.get("MonthDay"),
-        platform_timezone=platform_timezone,
-        extra={k: v for k, v in item.items() if k not in known},
-    )
 
 
 class VoiceCallApi(ApiBase):
@@ -52,11 +33,11 @@ class VoiceCallApi(ApiBase):
         """
         Create a push voice call action: calls from ``channels`` (long codes or channel ids) to ``targets``
         (E.164 numbers or contact ids), ``contact_list_ids`` or ``targets_url``, speaking ``message`` or playing
-        ``audio_url`` (.mp3/.wav). ``schedules`` are schedule request objects (PascalCase, as in spec 2.1).
+        ``audio_url`` (.mp3/.wav). Each of ``schedules`` is a mapping with the keys of ``create_schedule``
+        (``schedule_type``, ``run_at``, ``start_from``, ...) or ``run_once_at`` alone.
         """
-        body = push_voice_call_rules(to_wire(PushVoiceCallFields, {"channels": channels, **options}))
-        if "Schedules" in body:
-            body["Schedules"] = [_schedule(item, self._timezone()) for item in body["Schedules"]]
+        values = {"channels": channels, **options}
+        body = push_voice_call_rules(to_wire(PushVoiceCallFields, values, None, self._timezone()))
         return self._create(Operations.create_push_voice_call, {**body, **(extra or {})}, once, account_id)
 
     def delete_push_voice_call(

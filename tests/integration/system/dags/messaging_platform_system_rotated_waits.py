@@ -29,7 +29,7 @@ with DAG(
             channels=["+15125550100"],
             targets=[f"+1555030000{n}"],
             message=f"System test {{{{ run_id }}}}, wait {n}.",
-            schedules=[{"ScheduleTypeId": 2, "RunAt": "09:00:00", "StartFrom": "2026-12-01T00:00:00"}],
+            schedules=[{"schedule_type": "OneTime", "run_at": "09:00:00", "start_from": "2026-12-01T00:00:00"}],
             wait_for_completion=True,
             deferrable=True,
             poll_interval=2,

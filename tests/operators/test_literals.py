@@ -1,0 +1,141 @@
+"""
+Values written as literals in a DAG file are checked when the operator is built: a typo is an import error of the
+DAG file that names the parameter. Templates and XComArgs are checked when the task runs (``refused`` in the
+operator tests), and a mapped task's values when its instances run.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from datetime import datetime, timezone
+
+import pytest
+
+from messaging_platform_provider.client.errors import MessagingPlatformValidationError
+from messaging_platform_provider.operators import (
+    MessagingPlatformCreateCampaignOperator,
+    MessagingPlatformCreatePushVoiceCallOperator,
+    MessagingPlatformCreateScheduleOperator,
+    MessagingPlatformDeleteExternalCouponCodeOperator,
+    MessagingPlatformGetCampaignOperator,
+    MessagingPlatformUpdateScheduleOperator,
+)
+from tests.support.airflow_versions import dag_bag
+from tests.support.operator_context import run
+
+WEEKLY = {"action_id": 5001, "schedule_type": "Weekly", "run_at": "09:00:00", "start_from": "2026-12-01T00:00:00"}
+
+DAG_FILE = """
+from datetime import datetime, timezone
+
+from airflow.sdk import DAG
+
+from messaging_platform_provider.operators import MessagingPlatformCreateScheduleOperator
+
+with DAG(dag_id="typo", schedule=None, start_date=datetime(2026, 1, 1, tzinfo=timezone.utc)):
+    MessagingPlatformCreateScheduleOperator(
+        task_id="weekly",
+        action_id=5001,
+        schedule_type="Weekly",
+        run_at="09:00:00",
+        start_from="2026-12-01T00:00:00",
+        week_day={week_day!r},
+    )
+"""
+
+
+def test_a_typo_in_a_literal_is_an_import_error_of_the_dag_file_naming_the_parameter(tmp_path, airflow_db):
+    (tmp_path / "typo_dag.py").write_text(textwrap.dedent(DAG_FILE.format(week_day="WEDS")))
+    bag = dag_bag(str(tmp_path))
+    assert bag.dags == {}
+    ((path, error),) = bag.import_errors.items()
+    assert path.endswith("typo_dag.py")
+    assert "week_day: 'WEDS' is not a day of the week" in error
+
+
+def test_the_same_dag_file_without_the_typo_imports(tmp_path, airflow_db):
+    (tmp_path / "fine_dag.py").write_text(textwrap.dedent(DAG_FILE.format(week_day="WED")))
+    bag = dag_bag(str(tmp_path))
+    assert bag.import_errors == {} and list(bag.dags) == ["typo"]
+
+
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (lambda: MessagingPlatformCreateScheduleOperator(task_id="t", **WEEKLY, week_day="WEDS"), "week_day: 'WEDS'"),
+        (lambda: MessagingPlatformCreateScheduleOperator(task_id="t", **{**WEEKLY, "run_at": "9am"}), "run_at: '9am'"),
+        (
+            lambda: MessagingPlatformCreateScheduleOperator(task_id="t", action_id=5001, run_once_at="soon"),
+            "run_once_at: 'soon' is not a date-time",
+        ),
+        (lambda: MessagingPlatformGetCampaignOperator(task_id="t", campaign_id="12; DROP"), "campaign_id: must be"),
+        (
+            lambda: MessagingPlatformCreateCampaignOperator(task_id="t", name="Spring", campaign_type="Lottery"),
+            "campaign_type: 'Lottery' is not valid",
+        ),
+        (
+            lambda: MessagingPlatformCreatePushVoiceCallOperator(
+                task_id="t",
+                channels=["+15125550100"],
+                targets=["+15125550199"],
+                message="Hi",
+                schedules=[{"schedule_type": "Daily", "run_at": "09:00:00", "start_from": "2026-12-01", "week": 1}],
+            ),
+            "schedules[0]: 'week' is not a schedule key",
+        ),
+        (
+            lambda: MessagingPlatformCreatePushVoiceCallOperator(
+                task_id="t",
+                channels=["+15125550100"],
+                targets=["+15125550199"],
+                message="Hi",
+                schedules=[{"ScheduleTypeId": 6, "RunAt": "09:00:00", "StartFrom": "2026-12-01"}],
+            ),
+            "schedules[0]: 'ScheduleTypeId' is not a schedule key; write schedule_type",
+        ),
+        (
+            lambda: MessagingPlatformDeleteExternalCouponCodeOperator(
+                task_id="t", coupon_list_id=2001, coupon_code=".."
+            ),
+            "coupon_code: '..' cannot be sent",
+        ),
+    ],
+)
+def test_a_literal_typo_fails_when_the_operator_is_built(build, message):
+    with pytest.raises(MessagingPlatformValidationError) as raised:
+        build()
+    assert message in str(raised.value)
+
+
+def test_templates_and_xcom_args_wait_for_run_time():
+    MessagingPlatformCreateScheduleOperator(task_id="t", **WEEKLY, week_day="{{ params.week_day }}")
+    MessagingPlatformCreateScheduleOperator(task_id="u", **WEEKLY, week_day=["MON", "{{ params.day }}"])
+    MessagingPlatformGetCampaignOperator(task_id="v", campaign_id="{{ ti.xcom_pull('create')['Id'] }}")
+
+
+def test_run_once_at_stands_for_a_one_time_schedule_at_that_instant(platform):
+    op = MessagingPlatformCreateScheduleOperator(
+        task_id="once", action_id=5001, run_once_at=datetime(2026, 12, 1, 9, 30, 15, tzinfo=timezone.utc)
+    )
+    run(op)
+    (post,) = [r for r in platform.control.requests() if r["method"] == "POST"]
+    assert post["json"] == {"ScheduleTypeId": 2, "RunAt": "09:30:15", "StartFrom": "2026-12-01T09:30:15"}
+
+
+def test_run_once_at_now_is_the_moment_the_task_runs_in_the_platform_zone(platform):
+    op = MessagingPlatformCreateScheduleOperator(task_id="once", action_id=5001, run_once_at="now")
+    before = datetime.now(timezone.utc).replace(tzinfo=None, microsecond=0)
+    run(op)
+    after = datetime.now(timezone.utc).replace(tzinfo=None, microsecond=0)
+    (post,) = [r for r in platform.control.requests() if r["method"] == "POST"]
+    sent = datetime.fromisoformat(post["json"]["StartFrom"])
+    assert before <= sent <= after
+    assert (post["json"]["ScheduleTypeId"], post["json"]["RunAt"]) == (2, sent.strftime("%H:%M:%S"))
+
+
+@pytest.mark.parametrize("given", [{"schedule_type": "OneTime"}, {"run_at": "09:00:00"}, {"start_from": "2026-12-01"}])
+def test_run_once_at_is_given_alone(given):
+    with pytest.raises(MessagingPlatformValidationError, match="run_once_at: stands for schedule_type"):
+        MessagingPlatformUpdateScheduleOperator(
+            task_id="u", action_id=5001, schedule_id=7001, run_once_at="now", **given
+        )
