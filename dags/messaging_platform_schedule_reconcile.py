@@ -4,8 +4,14 @@ one action's schedules on the platform. Missing ones are created, ones whose tim
 recurring schedules no longer declared are deleted; one-time schedules (runs) are left alone. A second run
 changes nothing.
 
-A schedule is identified by its type and days (Weekly MON,THU; Monthly 1,15). Every entry is checked before any
-request, so a typo in the file fails the first task with the field named.
+1. Read the action's schedules (``MessagingPlatformListSchedulesOperator``).
+2. Read the file and plan (``schedule_plan.plan_schedules``): every entry is checked before any change, so a typo
+   in the file fails this task with the entry and the field named (``schedules[1].week_day``).
+3. Create, update and delete with the schedule operators, mapped with ``.expand_kwargs`` over the plan's lists:
+   one task instance per schedule, named after it in the UI, each retried on its own. A list with nothing to do
+   leaves its mapped task skipped.
+
+A schedule is identified by its type and days (Weekly MON,THU; Monthly 1,15).
 
 Params (the trigger form, or ``airflow dags test messaging_platform_schedule_reconcile --conf '{...}'``):
 
@@ -27,7 +33,15 @@ from typing import Any
 
 from airflow.sdk import Param, dag, task
 
+from messaging_platform_provider.operators import (
+    MessagingPlatformCreateScheduleOperator,
+    MessagingPlatformDeleteScheduleOperator,
+    MessagingPlatformListSchedulesOperator,
+    MessagingPlatformUpdateScheduleOperator,
+)
+
 SCHEDULES_FILE = Path(__file__).parent / "data" / "schedules.yaml"
+ACTION_ID = "{{ params.action_id }}"
 
 
 @dag(
@@ -45,42 +59,33 @@ SCHEDULES_FILE = Path(__file__).parent / "data" / "schedules.yaml"
     doc_md=__doc__,
 )
 def messaging_platform_schedule_reconcile() -> None:
+    existing = MessagingPlatformListSchedulesOperator(task_id="list_schedules", action_id=ACTION_ID)
+
     @task
-    def load_declared() -> list[dict[str, Any]]:
+    def plan(existing: list[dict[str, Any]]) -> dict[str, Any]:
+        """The plan: operator keyword arguments to create, update and delete with, and the ids left unchanged."""
         import yaml
 
-        from messaging_platform_provider.client.schedules import schedule_body
-
-        spec = yaml.safe_load(SCHEDULES_FILE.read_text())
-        return [
-            schedule_body(
-                entry["type"],
-                entry["run_at"],
-                entry["start_from"],
-                end_after=entry.get("end_after"),
-                week_day=entry.get("week_day"),
-                month_day=entry.get("month_day"),
-            )
-            for entry in spec["schedules"]
-        ]
-
-    @task
-    def reconcile(declared: list[dict[str, Any]], params: dict[str, Any] | None = None) -> dict[str, int]:
-        from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
         from messaging_platform_provider.schedule_plan import plan_schedules
 
-        hook = MessagingPlatformHook()
-        action_id = int((params or {})["action_id"])
-        plan = plan_schedules(declared, hook.list_schedules(action_id))
-        for body in plan.create:
-            hook.call("create_schedule", action_id=action_id, body=body)
-        for schedule_id, body in plan.update:
-            hook.call("update_schedule", action_id=action_id, schedule_id=schedule_id, body=body)
-        for schedule_id in plan.delete:
-            hook.delete_schedule(action_id, schedule_id)
-        return plan.summary()
+        declared = yaml.safe_load(SCHEDULES_FILE.read_text())["schedules"]
+        return plan_schedules(declared, existing).to_dict()
 
-    reconcile(load_declared())
+    @task
+    def changes(planned: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+        """One of the plan's lists as a return value: Airflow maps only over a task's return value."""
+        return planned[kind]
+
+    planned = plan(existing.output)
+    MessagingPlatformCreateScheduleOperator.partial(task_id="create_schedule", action_id=ACTION_ID).expand_kwargs(
+        changes.override(task_id="to_create")(planned, "create")
+    )
+    MessagingPlatformUpdateScheduleOperator.partial(task_id="update_schedule", action_id=ACTION_ID).expand_kwargs(
+        changes.override(task_id="to_update")(planned, "update")
+    )
+    MessagingPlatformDeleteScheduleOperator.partial(task_id="delete_schedule", action_id=ACTION_ID).expand_kwargs(
+        changes.override(task_id="to_delete")(planned, "delete")
+    )
 
 
 messaging_platform_schedule_reconcile()

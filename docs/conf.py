@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 import tempfile
@@ -22,7 +23,7 @@ root_doc = "index"
 exclude_patterns = ["_build"]
 myst_heading_anchors = 3
 autodoc_member_order = "bysource"
-autodoc_typehints = "none"
+autodoc_typehints = "signature"
 autodoc_default_options = {"members": True, "show-inheritance": True}
 html_theme = "alabaster"
 suppress_warnings = ["myst.xref_missing"]
@@ -37,5 +38,47 @@ def _operations_table(app: Any, docname: str, source: list[str]) -> None:
         source[0] = source[0].replace(PLACEHOLDER, table())
 
 
+def _owner(member: Any) -> Any:
+    """The class that defines a method or property, found from its qualified name."""
+    function = member.fget if isinstance(member, property) else member
+    qualname = getattr(function, "__qualname__", "")
+    owner = sys.modules.get(getattr(function, "__module__", ""), None)
+    for part in qualname.split(".")[:-1]:
+        owner = getattr(owner, part, None)
+    return owner if isinstance(owner, type) else None
+
+
+def _task_internals(app: Any, what: str, name: str, obj: Any, skip: bool, options: Any) -> bool | None:
+    """
+    The reference shows an operator, sensor or trigger by its class docstring and constructor only: its methods are
+    Airflow's task and trigger protocol (``execute``, ``poke``, ``run``, ``serialize``) or the provider's own
+    plumbing, not something a DAG calls.
+    """
+    from airflow.sdk import BaseOperator
+    from airflow.triggers.base import BaseTrigger
+
+    owner = _owner(obj) if what == "class" else None
+    if owner is not None and issubclass(owner, (BaseOperator, BaseTrigger)):
+        return True
+    return None
+
+
+def _constructor_signature(
+    app: Any, what: str, name: str, obj: Any, options: Any, signature: str | None, return_annotation: str | None
+) -> tuple[str | None, str | None] | None:
+    """
+    An operator's signature as its ``__init__`` declares it. Airflow wraps ``__init__``, and the provider's
+    metaclass adds ``__call__`` (``operators/literals.py``), so autodoc would otherwise show ``(*args, **kwargs)``.
+    """
+    from airflow.sdk import BaseOperator
+
+    if what == "class" and isinstance(obj, type) and issubclass(obj, BaseOperator):
+        parameters = list(inspect.signature(obj.__init__).parameters.values())[1:]  # without self
+        return str(inspect.Signature(parameters)), None
+    return None
+
+
 def setup(app: Any) -> None:
     app.connect("source-read", _operations_table)
+    app.connect("autodoc-skip-member", _task_internals)
+    app.connect("autodoc-process-signature", _constructor_signature)

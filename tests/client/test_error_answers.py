@@ -79,6 +79,11 @@ def test_invalid_utf8_is_replaced_not_raised():
         (ErrorDetail("is required", 12, "Campaign", "Name"), "Campaign.Name: is required (code 12)"),
         (ErrorDetail("is required", None, None, "Name"), "Name: is required"),
         (ErrorDetail("Campaign not found", 404), "Campaign not found (code 404)"),
+        (
+            ErrorDetail("already in use", 0x01000000, "Coupon", "CampaignId"),
+            "Coupon.CampaignId: already in use (code 0x01000000)",
+        ),
+        (ErrorDetail("is not valid", 0x06001234), "is not valid (code 0x06001234)"),
         (ErrorDetail("Service Unavailable"), "Service Unavailable"),
         (ErrorDetail("", 0), " (code 0)"),
     ],

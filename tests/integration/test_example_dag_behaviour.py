@@ -54,15 +54,39 @@ def test_schedule_reconcile_converges_and_a_second_run_changes_nothing(platform,
     one_time = hook.create_schedule(action_id, "OneTime", "12:00:00", "2026-12-05T00:00:00")
     first = run_dag("messaging_platform_schedule_reconcile", action_id=action_id)
     assert first.state == "success"
-    assert xcom(first, "reconcile") == {"created": 2, "updated": 1, "deleted": 1, "unchanged": 0}
+    plan = xcom(first, "plan")
+    assert plan["delete"] == [{"schedule_id": stale["Id"]}]
+    assert plan["update"] == [
+        {
+            "schedule_id": drifted["Id"],
+            "schedule_type": "Monthly",
+            "run_at": "08:00:00",
+            "start_from": "2026-12-01T00:00:00",
+            "month_day": [1, 15],
+        }
+    ]
+    assert [entry["week_day"] for entry in plan["create"]] == [["MON", "THU"], ["SAT"]]
+    assert plan["unchanged"] == []
+    # One mapped instance per change (.expand_kwargs), each named after the schedule it made or changed.
+    names = {(ti.task_id, ti.rendered_map_index) for ti in first.get_task_instances() if ti.map_index >= 0}
+    assert names == {
+        ("create_schedule", f"action_id={action_id}: Weekly MON, THU at 09:30:00"),
+        ("create_schedule", f"action_id={action_id}: Weekly SAT at 18:00:00"),
+        ("update_schedule", f"action_id={action_id}, schedule_id={drifted['Id']}: Monthly 1, 15 at 08:00:00"),
+        ("delete_schedule", f"action_id={action_id}, schedule_id={stale['Id']}"),
+    }
     schedules = {s["Id"]: s for s in hook.list_schedules(action_id)}
     assert stale["Id"] not in schedules and one_time["Id"] in schedules  # runs are not declarations
     assert schedules[drifted["Id"]]["RunAt"] == "08:00:00"
+    assert len(schedules) == 4  # the one-time run, the updated Monthly and the two new Weekly ones
     before = len(platform.control.requests())
     second = run_dag("messaging_platform_schedule_reconcile", action_id=action_id)
     assert second.state == "success"
-    assert xcom(second, "reconcile") == {"created": 0, "updated": 0, "deleted": 0, "unchanged": 3}
+    plan = xcom(second, "plan")
+    assert (plan["create"], plan["update"], plan["delete"], len(plan["unchanged"])) == ([], [], [], 3)
     assert [r["method"] for r in platform.control.requests()[before:]] == ["GET"]
+    skipped = {ti.task_id for ti in second.get_task_instances() if ti.state == "skipped"}
+    assert skipped == {"create_schedule", "update_schedule", "delete_schedule"}  # nothing to map over
 
 
 def test_coupon_sync_sends_only_the_difference_and_then_nothing(platform, airflow_db):

@@ -12,6 +12,8 @@ import pytest
 from structlog.testing import capture_logs
 
 from messaging_platform_provider.client import MessagingPlatformApiError
+from messaging_platform_provider.client.operations import OPERATIONS
+from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 from messaging_platform_provider.operators import (
     MessagingPlatformCreateCampaignOperator,
     MessagingPlatformCreateScheduleOperator,
@@ -20,7 +22,9 @@ from messaging_platform_provider.operators import (
     MessagingPlatformListCampaignsOperator,
     MessagingPlatformUpdateCampaignOperator,
 )
+from tests.operators.test_common import operator_class
 from tests.support.operator_context import InMemoryStore, run, task_context
+from tests.support.sample_resources import SampleResources
 
 
 class Lines:
@@ -102,3 +106,47 @@ def test_a_delete_that_found_nothing_warns_once_and_logs_no_success(platform, lo
     assert logs.info() == []
     (warning,) = logs.warnings()
     assert warning.startswith("Nothing deleted (missing_ok)") and "3999" in warning
+
+
+#: Operator arguments of every operation that takes more than the ids of its path (those come from the sample
+#: resources): the least each needs.
+ARGUMENTS: dict[str, dict[str, Any]] = {
+    "create_external_coupon_list": {"name": "Spring codes", "coupon_codes": ["A1"]},
+    "update_external_coupon_list": {"coupon_codes": ["C3"]},
+    "create_schedule": {"run_once_at": "2026-12-01T09:00:00"},
+    "update_schedule": {"schedule_type": "Daily", "run_at": "10:00:00", "start_from": "2026-12-01T00:00:00"},
+    "create_api_key": {"key_label": "Nightly"},
+    "create_campaign": {"name": "Spring", "campaign_type": "Basic"},
+    "update_campaign": {"name": "Renamed"},
+    "update_campaign_coupon": {"coupon_type": "Static", "static_code": "SUMMER5"},
+    "create_campaign_coupon": {"coupon_type": "Static", "static_code": "SPRING10"},
+    "create_push_voice_call": {"channels": ["+15125550100"], "targets": ["+15125550199"], "message": "Hello"},
+    "update_filter_group": {"operator": "OR"},
+    "create_callback": {"callback_type": "Keyword", "url": "https://hooks.example.com/keyword"},
+}
+#: What the line says a task did, by the call's method (a create: ``created Id N``).
+DONE = {"GET": "read", "PUT": "updated.", "DELETE": "deleted.", "POST": "sent."}
+
+
+@pytest.mark.parametrize("name", list(OPERATIONS))
+def test_every_operator_logs_one_line_naming_the_call_its_ids_and_what_it_did(name, platform, logs):
+    op = OPERATIONS[name]
+    resources = SampleResources(MessagingPlatformHook(), platform.seed)
+    ids = {p: resources(p) for p in op.path_params if p != "account_id"}
+    arguments = dict(ARGUMENTS.get(name, {}))
+    if name == "create_campaign_coupon":
+        ids["campaign_id"] = MessagingPlatformHook().create_campaign("Other", "Coupon")["Id"]  # no definition yet
+    if name == "attach_keyword_campaign":
+        arguments["campaign_id"] = resources("campaign_id")
+    logs.clear()
+    result = run(operator_class(name)(task_id="t", **ids, **arguments))
+    (line,) = logs.info()
+    assert line.startswith(name)
+    for param, value in ids.items():
+        assert f"{param}={value}" in line
+    if op.dedupe is not None:  # a coupon definition has no Id of its own: its campaign's id names it
+        assert line.endswith(f": created Id {result['Id']}." if "Id" in result else ": created it.")
+    elif isinstance(result, list):
+        assert line.endswith(f": read {len(result)} items.")
+    else:
+        assert line.endswith(": " + ("read." if op.method == "GET" else DONE[op.method]))

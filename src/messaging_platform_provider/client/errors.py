@@ -10,6 +10,15 @@ from typing import Any
 _MAX_TEXT = 300
 
 
+#: Codes from here up are a kind of problem in the top byte and a detail below it: written in hexadecimal.
+_KIND_CODES = 0x01000000
+
+
+def shown_code(code: int) -> str:
+    """An error code as the docs write it: ``0x01000000`` for the platform's kinds of problem, else decimal (404)."""
+    return f"0x{code:08X}" if code >= _KIND_CODES else str(code)
+
+
 @dataclass(frozen=True)
 class ErrorDetail:
     """One element of the platform's error array."""
@@ -21,7 +30,7 @@ class ErrorDetail:
 
     def __str__(self) -> str:
         where = ".".join(p for p in (self.object_type, self.property_name) if p)
-        code = f" (code {self.error_code_id})" if self.error_code_id is not None else ""
+        code = f" (code {shown_code(self.error_code_id)})" if self.error_code_id is not None else ""
         return f"{where}: {self.message}{code}" if where else f"{self.message}{code}"
 
 

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from airflow.sdk import Context
 
     from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+    from messaging_platform_provider.templated import Templated
 
 __all__ = [
     "MessagingPlatformChangeApiKeySecretOperator",
@@ -60,7 +61,7 @@ class MessagingPlatformGetApiKeyOperator(_SecretAnswer, MessagingPlatformBaseOpe
     operation = Operations.get_api_key
     template_fields = (*BASE_TEMPLATE_FIELDS, "key_id")
 
-    def __init__(self, *, key_id: int | str, **kwargs: Any) -> None:
+    def __init__(self, *, key_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.key_id = key_id
 
@@ -84,10 +85,10 @@ class MessagingPlatformCreateApiKeyOperator(_SecretAnswer, MessagingPlatformCrea
     def __init__(
         self,
         *,
-        key_label: str,
-        key_type: int | str = "Common",
+        key_label: Templated[str],
+        key_type: Templated[int] = "Common",
         valid_to: Any = None,
-        extra: Mapping[str, Any] | None = None,
+        extra: Templated[Mapping[str, Any]] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -113,7 +114,7 @@ class MessagingPlatformChangeApiKeySecretOperator(_SecretAnswer, MessagingPlatfo
     operation = Operations.change_api_key_secret
     template_fields = (*BASE_TEMPLATE_FIELDS, "key_id")
 
-    def __init__(self, *, key_id: int | str, **kwargs: Any) -> None:
+    def __init__(self, *, key_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.key_id = key_id
 
@@ -127,7 +128,7 @@ class MessagingPlatformRevokeApiKeyOperator(MessagingPlatformBaseOperator):
     operation = Operations.revoke_api_key
     template_fields = (*BASE_TEMPLATE_FIELDS, "key_id")
 
-    def __init__(self, *, key_id: int | str, missing_ok: bool = True, **kwargs: Any) -> None:
+    def __init__(self, *, key_id: Templated[int], missing_ok: bool = True, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.key_id = key_id
         self.missing_ok = missing_ok

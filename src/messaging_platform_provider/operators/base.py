@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from messaging_platform_provider.client.once import CreateOnce
     from messaging_platform_provider.client.operations import Operation
     from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+    from messaging_platform_provider.templated import Templated
 
 __all__ = [
     "MessagingPlatformBaseOperator",
@@ -65,8 +66,10 @@ class MessagingPlatformBaseOperator(BaseOperator, metaclass=ChecksLiteralsMeta):
 
     :param messaging_platform_conn_id: Airflow connection of type ``messaging_platform``.
     :param account_id: account to act on (templated); defaults to the connection's Account ID.
-    :param map_index_template: how the instances of a mapped task are named; by default after the ids they
-        addressed, or the name they gave (``map_label``), e.g. ``coupon_list_id=1, coupon_code=A1``.
+
+    A mapped task (``.partial(...).expand(...)``) names its instances after the ids each addressed, or the name it
+    gave (``map_label``): ``coupon_list_id=2001, coupon_code=A1``. Give ``map_index_template`` to ``partial`` to
+    name them otherwise, or ``None`` for Airflow's numbers.
     """
 
     operation: ClassVar[Operation]
@@ -79,13 +82,18 @@ class MessagingPlatformBaseOperator(BaseOperator, metaclass=ChecksLiteralsMeta):
         self,
         *,
         messaging_platform_conn_id: str = DEFAULT_CONN_ID,
-        account_id: int | str | None = None,
-        map_index_template: str | None = MAP_LABEL,
+        account_id: Templated[int] | None = None,
         **kwargs: Any,
     ) -> None:
-        super().__init__(map_index_template=map_index_template, **kwargs)
+        super().__init__(**kwargs)
         self.messaging_platform_conn_id = messaging_platform_conn_id
         self.account_id = account_id
+
+    @classmethod
+    def partial(cls, **kwargs: Any) -> Any:
+        """Airflow's ``partial``, with the readable ``map_index_template`` (``map_label``) unless one is given."""
+        kwargs.setdefault("map_index_template", MAP_LABEL)
+        return super().partial(**kwargs)
 
     def check_literal_values(self) -> None:
         """Check the values written in the DAG file (``operators/literals.py``); called once the operator is built."""
@@ -94,6 +102,10 @@ class MessagingPlatformBaseOperator(BaseOperator, metaclass=ChecksLiteralsMeta):
     @property
     def map_label(self) -> str:
         """How a mapped instance is shown (its ``map_index_template``): the ids it addressed, or the name it gave."""
+        return self.addressed()
+
+    def addressed(self) -> str:
+        """The ids this task addresses (``coupon_list_id=2001, coupon_code=A1``), else the name it gives."""
         ids = [f"{p}={getattr(self, p)}" for p in self.operation.path_params if getattr(self, p, None) is not None]
         ids = [label for label in ids if not label.startswith("account_id=")]
         if ids:
@@ -119,7 +131,7 @@ class MessagingPlatformBaseOperator(BaseOperator, metaclass=ChecksLiteralsMeta):
         if self.account_id in (None, ""):
             return None
         value = str(self.account_id).strip()
-        return int(value) if value.isdigit() else self.account_id  # type: ignore[return-value]
+        return int(value) if value.isdigit() else self.account_id
 
     def execute(self, context: Context) -> Any:
         from messaging_platform_provider.task_errors import failing_fast

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from airflow.sdk import Context
 
     from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+    from messaging_platform_provider.templated import Templated
 
 __all__ = [
     "MessagingPlatformAttachKeywordCampaignOperator",
@@ -43,10 +44,10 @@ class MessagingPlatformCreateCallbackOperator(MessagingPlatformCreateOperator):
     def __init__(
         self,
         *,
-        callback_type: int | str,
-        url: str,
-        active: bool = True,
-        extra: Mapping[str, Any] | None = None,
+        callback_type: Templated[int],
+        url: Templated[str],
+        active: Templated[bool] = True,
+        extra: Templated[Mapping[str, Any]] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -77,7 +78,7 @@ class MessagingPlatformGetCallbackOperator(MessagingPlatformBaseOperator):
     operation = Operations.get_callback
     template_fields = (*BASE_TEMPLATE_FIELDS, "callback_id")
 
-    def __init__(self, *, callback_id: int | str, **kwargs: Any) -> None:
+    def __init__(self, *, callback_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.callback_id = callback_id
 
@@ -98,7 +99,9 @@ class MessagingPlatformAttachKeywordCampaignOperator(MessagingPlatformBaseOperat
     operation = Operations.attach_keyword_campaign
     template_fields = (*BASE_TEMPLATE_FIELDS, "channel", "keyword_id", "campaign_id")
 
-    def __init__(self, *, channel: int | str, keyword_id: int | str, campaign_id: int | str, **kwargs: Any) -> None:
+    def __init__(
+        self, *, channel: Templated[int], keyword_id: Templated[int], campaign_id: Templated[int], **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self.channel = channel
         self.keyword_id = keyword_id

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from airflow.sdk import Context
 
     from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+    from messaging_platform_provider.templated import Templated
 
 __all__ = [
     "MessagingPlatformCreateCampaignCouponOperator",
@@ -48,7 +49,9 @@ class MessagingPlatformListCampaignsOperator(MessagingPlatformBaseOperator):
     operation = Operations.list_campaigns
     template_fields = (*BASE_TEMPLATE_FIELDS, "odata_filter")
 
-    def __init__(self, *, only_mine: bool | None = None, odata_filter: str | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, *, only_mine: bool | None = None, odata_filter: Templated[str] | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self.only_mine = only_mine
         self.odata_filter = odata_filter
@@ -63,7 +66,7 @@ class MessagingPlatformGetCampaignOperator(MessagingPlatformBaseOperator):
     operation = Operations.get_campaign
     template_fields = (*BASE_TEMPLATE_FIELDS, "campaign_id")
 
-    def __init__(self, *, campaign_id: int | str, **kwargs: Any) -> None:
+    def __init__(self, *, campaign_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.campaign_id = campaign_id
 
@@ -87,17 +90,17 @@ class MessagingPlatformCreateCampaignOperator(MessagingPlatformCreateOperator):
     def __init__(
         self,
         *,
-        name: str,
-        campaign_type: int | str,
-        subscription_id: int | None = None,
-        content_id: int | None = None,
-        content: Mapping[str, Any] | None = None,
-        user_data: str | None = None,
-        single_use: bool | None = None,
-        single_use_content_id: int | None = None,
-        links: list[Any] | None = None,
-        is_default: bool | None = None,
-        extra: Mapping[str, Any] | None = None,
+        name: Templated[str],
+        campaign_type: Templated[int],
+        subscription_id: Templated[int] | None = None,
+        content_id: Templated[int] | None = None,
+        content: Templated[Mapping[str, Any]] | None = None,
+        user_data: Templated[str] | None = None,
+        single_use: Templated[bool] | None = None,
+        single_use_content_id: Templated[int] | None = None,
+        links: Templated[list[Any]] | None = None,
+        is_default: Templated[bool] | None = None,
+        extra: Templated[Mapping[str, Any]] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -129,18 +132,18 @@ class MessagingPlatformUpdateCampaignOperator(MessagingPlatformBaseOperator):
     def __init__(
         self,
         *,
-        campaign_id: int | str,
-        name: str | None = None,
-        campaign_type: int | str | None = None,
-        subscription_id: int | None = None,
-        content_id: int | None = None,
-        content: Mapping[str, Any] | None = None,
-        user_data: str | None = None,
-        single_use: bool | None = None,
-        single_use_content_id: int | None = None,
-        links: list[Any] | None = None,
-        is_default: bool | None = None,
-        extra: Mapping[str, Any] | None = None,
+        campaign_id: Templated[int],
+        name: Templated[str] | None = None,
+        campaign_type: Templated[int] | None = None,
+        subscription_id: Templated[int] | None = None,
+        content_id: Templated[int] | None = None,
+        content: Templated[Mapping[str, Any]] | None = None,
+        user_data: Templated[str] | None = None,
+        single_use: Templated[bool] | None = None,
+        single_use_content_id: Templated[int] | None = None,
+        links: Templated[list[Any]] | None = None,
+        is_default: Templated[bool] | None = None,
+        extra: Templated[Mapping[str, Any]] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -172,7 +175,7 @@ class MessagingPlatformDeleteCampaignOperator(MessagingPlatformBaseOperator):
     operation = Operations.delete_campaign
     template_fields = (*BASE_TEMPLATE_FIELDS, "campaign_id")
 
-    def __init__(self, *, campaign_id: int | str, missing_ok: bool = True, **kwargs: Any) -> None:
+    def __init__(self, *, campaign_id: Templated[int], missing_ok: bool = True, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.campaign_id = campaign_id
         self.missing_ok = missing_ok
@@ -193,23 +196,23 @@ class _CampaignCouponOperator(MessagingPlatformBaseOperator):
     def __init__(
         self,
         *,
-        campaign_id: int | str,
-        coupon_type: int | str,
-        static_code: str | None = None,
-        prefix: str | None = None,
-        external_id1: str | None = None,
-        external_id2: str | None = None,
+        campaign_id: Templated[int],
+        coupon_type: Templated[int],
+        static_code: Templated[str] | None = None,
+        prefix: Templated[str] | None = None,
+        external_id1: Templated[str] | None = None,
+        external_id2: Templated[str] | None = None,
         valid_from: Any = None,
         valid_to: Any = None,
-        max_uses: int | str | None = None,
-        valid_date_type: int | str | None = None,
-        valid_rolling_days: int | str | None = None,
-        valid_rolling_offset: int | str | None = None,
-        external_list_id: int | str | None = None,
-        external_coupon_list: Mapping[str, Any] | None = None,
-        name: str | None = None,
-        description: str | None = None,
-        extra: Mapping[str, Any] | None = None,
+        max_uses: Templated[int] | None = None,
+        valid_date_type: Templated[int] | None = None,
+        valid_rolling_days: Templated[int] | None = None,
+        valid_rolling_offset: Templated[int] | None = None,
+        external_list_id: Templated[int] | None = None,
+        external_coupon_list: Templated[Mapping[str, Any]] | None = None,
+        name: Templated[str] | None = None,
+        description: Templated[str] | None = None,
+        extra: Templated[Mapping[str, Any]] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -282,7 +285,7 @@ class MessagingPlatformGetCampaignCouponOperator(MessagingPlatformBaseOperator):
     operation = Operations.get_campaign_coupon
     template_fields = (*BASE_TEMPLATE_FIELDS, "campaign_id")
 
-    def __init__(self, *, campaign_id: int | str, **kwargs: Any) -> None:
+    def __init__(self, *, campaign_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.campaign_id = campaign_id
 
@@ -299,7 +302,7 @@ class MessagingPlatformGetCampaignCouponRedemptionsOperator(MessagingPlatformBas
     operation = Operations.get_campaign_coupon_redemptions
     template_fields = (*BASE_TEMPLATE_FIELDS, "campaign_id")
 
-    def __init__(self, *, campaign_id: int | str, **kwargs: Any) -> None:
+    def __init__(self, *, campaign_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.campaign_id = campaign_id
 

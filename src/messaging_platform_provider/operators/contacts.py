@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from airflow.sdk import Context
 
     from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+    from messaging_platform_provider.templated import Templated
 
 __all__ = [
     "MessagingPlatformGetContactOperator",
@@ -38,7 +39,12 @@ class MessagingPlatformListContactsOperator(MessagingPlatformBaseOperator):
     template_fields = (*BASE_TEMPLATE_FIELDS, "top", "skip", "odata_filter")
 
     def __init__(
-        self, *, top: int | None = None, skip: int | None = None, odata_filter: str | None = None, **kwargs: Any
+        self,
+        *,
+        top: Templated[int] | None = None,
+        skip: Templated[int] | None = None,
+        odata_filter: Templated[str] | None = None,
+        **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.top = top
@@ -60,7 +66,7 @@ class MessagingPlatformGetContactOperator(MessagingPlatformBaseOperator):
     operation = Operations.get_contact
     template_fields = (*BASE_TEMPLATE_FIELDS, "contact_id")
 
-    def __init__(self, *, contact_id: int | str, **kwargs: Any) -> None:
+    def __init__(self, *, contact_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.contact_id = contact_id
 
@@ -74,7 +80,7 @@ class MessagingPlatformListFilterGroupsOperator(MessagingPlatformBaseOperator):
     operation = Operations.list_filter_groups
     template_fields = (*BASE_TEMPLATE_FIELDS, "contact_list_id")
 
-    def __init__(self, *, contact_list_id: int | str, **kwargs: Any) -> None:
+    def __init__(self, *, contact_list_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.contact_list_id = contact_list_id
 
@@ -88,7 +94,7 @@ class MessagingPlatformGetFilterGroupOperator(MessagingPlatformBaseOperator):
     operation = Operations.get_filter_group
     template_fields = (*BASE_TEMPLATE_FIELDS, "contact_list_id", "group_id")
 
-    def __init__(self, *, contact_list_id: int | str, group_id: int | str, **kwargs: Any) -> None:
+    def __init__(self, *, contact_list_id: Templated[int], group_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.contact_list_id = contact_list_id
         self.group_id = group_id
@@ -111,10 +117,10 @@ class MessagingPlatformUpdateFilterGroupOperator(MessagingPlatformBaseOperator):
     def __init__(
         self,
         *,
-        contact_list_id: int | str,
-        group_id: int | str,
-        operator: str | None = None,
-        extra: Mapping[str, Any] | None = None,
+        contact_list_id: Templated[int],
+        group_id: Templated[int],
+        operator: Templated[str] | None = None,
+        extra: Templated[Mapping[str, Any]] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from airflow.sdk import Context
 
     from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+    from messaging_platform_provider.templated import Templated
 
 __all__ = [
     "MessagingPlatformCreateExternalCouponListOperator",
@@ -46,7 +47,7 @@ class MessagingPlatformGetExternalCouponListOperator(MessagingPlatformBaseOperat
     operation = Operations.get_external_coupon_list
     template_fields = (*BASE_TEMPLATE_FIELDS, "coupon_list_id")
 
-    def __init__(self, *, coupon_list_id: int | str, **kwargs: Any) -> None:
+    def __init__(self, *, coupon_list_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.coupon_list_id = coupon_list_id
 
@@ -68,11 +69,11 @@ class MessagingPlatformCreateExternalCouponListOperator(MessagingPlatformCreateO
     def __init__(
         self,
         *,
-        name: str,
-        description: str | None = None,
-        inheritable: bool | None = None,
-        coupon_codes: Iterable[str] | None = None,
-        extra: Mapping[str, Any] | None = None,
+        name: Templated[str],
+        description: Templated[str] | None = None,
+        inheritable: Templated[bool] | None = None,
+        coupon_codes: Templated[Iterable[str]] | None = None,
+        extra: Templated[Mapping[str, Any]] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -98,12 +99,12 @@ class MessagingPlatformUpdateExternalCouponListOperator(MessagingPlatformBaseOpe
     def __init__(
         self,
         *,
-        coupon_list_id: int | str,
-        name: str | None = None,
-        description: str | None = None,
-        inheritable: bool | None = None,
-        coupon_codes: Iterable[str] | None = None,
-        extra: Mapping[str, Any] | None = None,
+        coupon_list_id: Templated[int],
+        name: Templated[str] | None = None,
+        description: Templated[str] | None = None,
+        inheritable: Templated[bool] | None = None,
+        coupon_codes: Templated[Iterable[str]] | None = None,
+        extra: Templated[Mapping[str, Any]] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -127,7 +128,7 @@ class MessagingPlatformDeleteExternalCouponListOperator(MessagingPlatformBaseOpe
     operation = Operations.delete_external_coupon_list
     template_fields = (*BASE_TEMPLATE_FIELDS, "coupon_list_id")
 
-    def __init__(self, *, coupon_list_id: int | str, missing_ok: bool = True, **kwargs: Any) -> None:
+    def __init__(self, *, coupon_list_id: Templated[int], missing_ok: bool = True, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.coupon_list_id = coupon_list_id
         self.missing_ok = missing_ok
@@ -144,7 +145,7 @@ class MessagingPlatformListExternalCouponCodesOperator(MessagingPlatformBaseOper
     operation = Operations.list_external_coupon_codes
     template_fields = (*BASE_TEMPLATE_FIELDS, "coupon_list_id")
 
-    def __init__(self, *, coupon_list_id: int | str, **kwargs: Any) -> None:
+    def __init__(self, *, coupon_list_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.coupon_list_id = coupon_list_id
 
@@ -158,7 +159,7 @@ class MessagingPlatformGetExternalCouponCodeOperator(MessagingPlatformBaseOperat
     operation = Operations.get_external_coupon_code
     template_fields = (*BASE_TEMPLATE_FIELDS, "coupon_list_id", "coupon_code")
 
-    def __init__(self, *, coupon_list_id: int | str, coupon_code: str, **kwargs: Any) -> None:
+    def __init__(self, *, coupon_list_id: Templated[int], coupon_code: Templated[str], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.coupon_list_id = coupon_list_id
         self.coupon_code = coupon_code
@@ -173,7 +174,9 @@ class MessagingPlatformDeleteExternalCouponCodeOperator(MessagingPlatformBaseOpe
     operation = Operations.delete_external_coupon_code
     template_fields = (*BASE_TEMPLATE_FIELDS, "coupon_list_id", "coupon_code")
 
-    def __init__(self, *, coupon_list_id: int | str, coupon_code: str, missing_ok: bool = True, **kwargs: Any) -> None:
+    def __init__(
+        self, *, coupon_list_id: Templated[int], coupon_code: Templated[str], missing_ok: bool = True, **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self.coupon_list_id = coupon_list_id
         self.coupon_code = coupon_code

@@ -61,21 +61,18 @@ def check_literals(operation: Operation, values: Mapping[str, Any]) -> None:
                 break
 
 
-#: The operators' default ``map_index_template``: ``.partial()`` takes it from their signature.
+#: The ``map_index_template`` our operators' ``partial`` gives a mapped task.
 MAP_LABEL = "{{ task.map_label }}"
 
 
 class ChecksLiteralsMeta(BaseOperatorMeta):
     """
-    The metaclass of our operators: once an operator is built outside ``.expand()``, it checks its literal values
-    (``check_literals``) and drops the default ``map_index_template``, which only a mapped task uses (Airflow would
-    otherwise name an unmapped task's single instance too).
+    The metaclass of our operators: once an operator is built, it checks its literal values (``check_literals``).
+    The instances Airflow builds from a mapped task (``.expand()``) are left to run time, like templates.
     """
 
     def __call__(cls, *args: Any, **kwargs: Any) -> Any:
         operator = super().__call__(*args, **kwargs)
         if not kwargs.get("_airflow_from_mapped"):
-            if operator.map_index_template == MAP_LABEL:
-                operator.map_index_template = None
             operator.check_literal_values()
         return operator

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
     from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
     from messaging_platform_provider.rotation.targets import CredentialTarget
+    from messaging_platform_provider.templated import Templated
 
 DEFAULT_AIRFLOW_API_CONN_ID = "airflow_api_default"
 
@@ -57,10 +58,10 @@ class MessagingPlatformRotateApiKeyOperator(MessagingPlatformBaseOperator):
     def __init__(
         self,
         *,
-        target_conn_id: str | None = None,
-        airflow_api_conn_id: str = DEFAULT_AIRFLOW_API_CONN_ID,
+        target_conn_id: Templated[str] | None = None,
+        airflow_api_conn_id: Templated[str] = DEFAULT_AIRFLOW_API_CONN_ID,
         target: CredentialTarget | None = None,
-        key_label: str = "Rotated by Airflow",
+        key_label: Templated[str] = "Rotated by Airflow",
         key_type: int | str = "Common",
         valid_to: Any = None,
         revoke_old: bool = True,

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from airflow.sdk import Context
 
     from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+    from messaging_platform_provider.templated import Templated
 
 __all__ = [
     "MessagingPlatformCreateScheduleOperator",
@@ -36,22 +37,13 @@ __all__ = [
 ]
 
 
-def check_run_once_at(
-    operator: MessagingPlatformCreateScheduleOperator | MessagingPlatformUpdateScheduleOperator,
-) -> None:
-    """``run_once_at`` as written in the DAG file, checked with the other literals (it is not a body field)."""
-    if operator.run_once_at is not None and is_literal(operator.run_once_at):
-        check_run_once_alone({key: getattr(operator, key) for key in SCHEDULE_REQUIRED})
-        run_once(operator.run_once_at, "UTC")
-
-
 class MessagingPlatformListSchedulesOperator(MessagingPlatformBaseOperator):
     """List the schedules of an action; returns the list. ``action_id`` is templated."""
 
     operation = Operations.list_schedules
     template_fields = (*BASE_TEMPLATE_FIELDS, "action_id")
 
-    def __init__(self, *, action_id: int | str, **kwargs: Any) -> None:
+    def __init__(self, *, action_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.action_id = action_id
 
@@ -65,7 +57,7 @@ class MessagingPlatformGetScheduleOperator(MessagingPlatformBaseOperator):
     operation = Operations.get_schedule
     template_fields = (*BASE_TEMPLATE_FIELDS, "action_id", "schedule_id")
 
-    def __init__(self, *, action_id: int | str, schedule_id: int | str, **kwargs: Any) -> None:
+    def __init__(self, *, action_id: Templated[int], schedule_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.action_id = action_id
         self.schedule_id = schedule_id
@@ -74,7 +66,38 @@ class MessagingPlatformGetScheduleOperator(MessagingPlatformBaseOperator):
         return hook.get_schedule(self.action_id, self.schedule_id, account_id=self.account)
 
 
-class MessagingPlatformCreateScheduleOperator(WaitForSchedulesMixin, MessagingPlatformCreateOperator):
+class _ScheduleDefinitionOperator(MessagingPlatformBaseOperator):
+    """What the create and update operators share: ``run_once_at`` checked with the other literals (it is not a body
+    field), and mapped instances named after their definition."""
+
+    run_once_at: Any
+    schedule_type: Any
+    run_at: Any
+    week_day: Any
+    month_day: Any
+
+    def check_literal_values(self) -> None:
+        super().check_literal_values()
+        if self.run_once_at is not None and is_literal(self.run_once_at):
+            check_run_once_alone({key: getattr(self, key) for key in SCHEDULE_REQUIRED})
+            run_once(self.run_once_at, "UTC")
+
+    @property
+    def map_label(self) -> str:
+        """``action_id=5001: Weekly MON at 09:30:00``: the ids, then the definition."""
+        if self.run_once_at is not None:
+            definition = f"once at {self.run_once_at}"
+        else:
+            days = self.week_day if self.week_day is not None else self.month_day
+            if isinstance(days, (list, tuple)):
+                days = ", ".join(str(day) for day in days)
+            definition = " ".join(str(part) for part in (self.schedule_type, days, "at", self.run_at) if part)
+        return f"{self.addressed()}: {definition}"
+
+
+class MessagingPlatformCreateScheduleOperator(
+    WaitForSchedulesMixin, _ScheduleDefinitionOperator, MessagingPlatformCreateOperator
+):
     """
     Create a schedule on an action; returns it. Every field is templated.
 
@@ -104,15 +127,15 @@ class MessagingPlatformCreateScheduleOperator(WaitForSchedulesMixin, MessagingPl
     def __init__(
         self,
         *,
-        action_id: int | str,
-        schedule_type: int | str | None = None,
+        action_id: Templated[int],
+        schedule_type: Templated[int] | None = None,
         run_at: Any = None,
         start_from: Any = None,
         run_once_at: Any = None,
         end_after: Any = None,
         week_day: Any = None,
         month_day: Any = None,
-        extra: Mapping[str, Any] | None = None,
+        extra: Templated[Mapping[str, Any]] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -125,10 +148,6 @@ class MessagingPlatformCreateScheduleOperator(WaitForSchedulesMixin, MessagingPl
         self.week_day = week_day
         self.month_day = month_day
         self.extra = extra
-
-    def check_literal_values(self) -> None:
-        super().check_literal_values()
-        check_run_once_at(self)
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
         schedule = hook.create_schedule(
@@ -152,7 +171,7 @@ class MessagingPlatformCreateScheduleOperator(WaitForSchedulesMixin, MessagingPl
         return schedule
 
 
-class MessagingPlatformUpdateScheduleOperator(MessagingPlatformBaseOperator):
+class MessagingPlatformUpdateScheduleOperator(_ScheduleDefinitionOperator):
     """Replace a schedule's definition (the fields of create, ``run_once_at`` too); returns it. Templated."""
 
     operation = Operations.update_schedule
@@ -161,16 +180,16 @@ class MessagingPlatformUpdateScheduleOperator(MessagingPlatformBaseOperator):
     def __init__(
         self,
         *,
-        action_id: int | str,
-        schedule_id: int | str,
-        schedule_type: int | str | None = None,
+        action_id: Templated[int],
+        schedule_id: Templated[int],
+        schedule_type: Templated[int] | None = None,
         run_at: Any = None,
         start_from: Any = None,
         run_once_at: Any = None,
         end_after: Any = None,
         week_day: Any = None,
         month_day: Any = None,
-        extra: Mapping[str, Any] | None = None,
+        extra: Templated[Mapping[str, Any]] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -184,10 +203,6 @@ class MessagingPlatformUpdateScheduleOperator(MessagingPlatformBaseOperator):
         self.week_day = week_day
         self.month_day = month_day
         self.extra = extra
-
-    def check_literal_values(self) -> None:
-        super().check_literal_values()
-        check_run_once_at(self)
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
         return hook.update_schedule(
@@ -209,7 +224,9 @@ class MessagingPlatformDeleteScheduleOperator(MessagingPlatformBaseOperator):
     operation = Operations.delete_schedule
     template_fields = (*BASE_TEMPLATE_FIELDS, "action_id", "schedule_id")
 
-    def __init__(self, *, action_id: int | str, schedule_id: int | str, missing_ok: bool = True, **kwargs: Any) -> None:
+    def __init__(
+        self, *, action_id: Templated[int], schedule_id: Templated[int], missing_ok: bool = True, **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self.action_id = action_id
         self.schedule_id = schedule_id

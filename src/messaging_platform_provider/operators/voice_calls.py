@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from airflow.sdk import Context
 
     from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+    from messaging_platform_provider.templated import Templated
 
 __all__ = [
     "MessagingPlatformCreatePushVoiceCallOperator",
@@ -43,7 +44,7 @@ class MessagingPlatformGetPushVoiceCallOperator(MessagingPlatformBaseOperator):
     operation = Operations.get_push_voice_call
     template_fields = (*BASE_TEMPLATE_FIELDS, "action_id")
 
-    def __init__(self, *, action_id: int | str, **kwargs: Any) -> None:
+    def __init__(self, *, action_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.action_id = action_id
 
@@ -75,17 +76,17 @@ class MessagingPlatformCreatePushVoiceCallOperator(WaitForSchedulesMixin, Messag
     def __init__(
         self,
         *,
-        channels: Iterable[str] | str,
-        targets: Iterable[str] | None = None,
-        contact_list_ids: Iterable[int] | None = None,
-        targets_url: str | None = None,
-        exclude_list_ids: Iterable[int] | None = None,
-        message: str | None = None,
-        audio_url: str | None = None,
-        campaign_id: int | None = None,
-        execute_now: bool | None = None,
-        schedules: Iterable[Mapping[str, Any]] | None = None,
-        extra: Mapping[str, Any] | None = None,
+        channels: Templated[Iterable[str] | str],
+        targets: Templated[Iterable[str]] | None = None,
+        contact_list_ids: Templated[Iterable[int]] | None = None,
+        targets_url: Templated[str] | None = None,
+        exclude_list_ids: Templated[Iterable[int]] | None = None,
+        message: Templated[str] | None = None,
+        audio_url: Templated[str] | None = None,
+        campaign_id: Templated[int] | None = None,
+        execute_now: Templated[bool] | None = None,
+        schedules: Templated[Iterable[Mapping[str, Any]]] | None = None,
+        extra: Templated[Mapping[str, Any]] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -139,7 +140,7 @@ class MessagingPlatformDeletePushVoiceCallOperator(MessagingPlatformBaseOperator
     operation = Operations.delete_push_voice_call
     template_fields = (*BASE_TEMPLATE_FIELDS, "action_id")
 
-    def __init__(self, *, action_id: int | str, missing_ok: bool = True, **kwargs: Any) -> None:
+    def __init__(self, *, action_id: Templated[int], missing_ok: bool = True, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.action_id = action_id
         self.missing_ok = missing_ok

@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from airflow.sdk import Context
     from airflow.triggers.base import BaseTrigger
 
+    from messaging_platform_provider.templated import Templated
+
 
 class MessagingPlatformCallbackSensor(MessagingPlatformBaseSensor):
     """
@@ -42,10 +44,10 @@ class MessagingPlatformCallbackSensor(MessagingPlatformBaseSensor):
         self,
         *,
         callback_type: int | str | Iterable[int | str] | None = None,
-        phone_number: str | None = None,
-        keyword: str | None = None,
-        account_id: int | str | None = None,
-        received_after: str | datetime | None = None,
+        phone_number: Templated[str] | None = None,
+        keyword: Templated[str] | None = None,
+        account_id: Templated[int] | None = None,
+        received_after: Templated[str | datetime] | None = None,
         database_url: str | None = None,
         deferrable: bool | None = None,
         **kwargs: Any,

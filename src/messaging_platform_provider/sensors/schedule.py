@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from airflow.triggers.base import BaseTrigger
 
     from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+    from messaging_platform_provider.templated import Templated
     from messaging_platform_provider.waiting.decision import Watch
 
 
@@ -39,10 +40,10 @@ class MessagingPlatformScheduleSensor(MessagingPlatformBaseSensor):
     def __init__(
         self,
         *,
-        action_id: int | str,
-        schedule_id: int | str,
+        action_id: Templated[int],
+        schedule_id: Templated[int],
         messaging_platform_conn_id: str = DEFAULT_CONN_ID,
-        account_id: int | str | None = None,
+        account_id: Templated[int] | None = None,
         success_statuses: Iterable[str] | None = None,
         failure_statuses: Iterable[str] | None = None,
         max_transient_errors: int = DEFAULT_MAX_TRANSIENT_ERRORS,

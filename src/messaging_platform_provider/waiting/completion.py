@@ -16,6 +16,8 @@ from messaging_platform_provider.waiting.outcome import conclude, default_deferr
 if TYPE_CHECKING:
     from airflow.sdk import Context
 
+    from messaging_platform_provider.templated import Templated
+
 WAIT_TEMPLATE_FIELDS = ("wait_timeout",)
 
 
@@ -45,7 +47,7 @@ class WaitForSchedulesMixin:
         wait_for_completion: bool = False,
         deferrable: bool | None = None,
         poll_interval: float = 10.0,
-        wait_timeout: float | None = None,
+        wait_timeout: Templated[float] | None = None,
         success_statuses: Iterable[str] | None = None,
         failure_statuses: Iterable[str] | None = None,
         max_transient_errors: int = DEFAULT_MAX_TRANSIENT_ERRORS,

@@ -14,6 +14,12 @@ from messaging_platform_provider.client.schedules import ScheduleOptions, schedu
 
 
 class ScheduleApi(ApiBase):
+    def _schedule_options(
+        self, run_once_at: Any, extra: Mapping[str, Any] | None, options: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """The keywords of ``schedule_body`` beside the three positional fields, with the platform's time zone."""
+        return {"run_once_at": run_once_at, "platform_timezone": self._timezone(), "extra": extra, **options}
+
     def list_schedules(self, action_id: int | str, *, account_id: int | None = None) -> list[dict[str, Any]]:
         return self._many(Operations.list_schedules, account_id=account_id, action_id=action_id)
 
@@ -39,15 +45,7 @@ class ScheduleApi(ApiBase):
         Create a schedule on an action: ``schedule_type``, ``run_at`` and ``start_from`` (with the options), or
         ``run_once_at`` alone for "once, at this instant"; see ``client/schedules.py``.
         """
-        body = schedule_body(
-            schedule_type,
-            run_at,
-            start_from,
-            run_once_at=run_once_at,
-            platform_timezone=self._timezone(),
-            extra=extra,
-            **options,
-        )
+        body = schedule_body(schedule_type, run_at, start_from, **self._schedule_options(run_once_at, extra, options))
         return self._create(Operations.create_schedule, body, once, account_id, action_id=action_id)
 
     def update_schedule(
@@ -64,15 +62,7 @@ class ScheduleApi(ApiBase):
         **options: Unpack[ScheduleOptions],
     ) -> dict[str, Any]:
         """Replace a schedule's definition (the PUT carries the whole schedule), written as for ``create_schedule``."""
-        body = schedule_body(
-            schedule_type,
-            run_at,
-            start_from,
-            run_once_at=run_once_at,
-            platform_timezone=self._timezone(),
-            extra=extra,
-            **options,
-        )
+        body = schedule_body(schedule_type, run_at, start_from, **self._schedule_options(run_once_at, extra, options))
         return self._one(
             Operations.update_schedule, account_id=account_id, action_id=action_id, schedule_id=schedule_id, body=body
         )
