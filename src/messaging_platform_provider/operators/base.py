@@ -64,12 +64,12 @@ class MessagingPlatformBaseOperator(BaseOperator, metaclass=ChecksLiteralsMeta):
     return value, a task whose answer has an ``Id`` pushes it under the key ``Id`` too, so ``op.output["Id"]``
     feeds a downstream task and keeps the dependency.
 
-    :param messaging_platform_conn_id: Airflow connection of type ``messaging_platform``.
-    :param account_id: account to act on (templated); defaults to the connection's Account ID.
-
     A mapped task (``.partial(...).expand(...)``) names its instances after the ids each addressed, or the name it
     gave (``map_label``): ``coupon_list_id=2001, coupon_code=A1``. Give ``map_index_template`` to ``partial`` to
     name them otherwise, or ``None`` for Airflow's numbers.
+
+    :param messaging_platform_conn_id: Airflow connection of type ``messaging_platform``.
+    :param account_id: account to act on (templated); defaults to the connection's Account ID.
     """
 
     operation: ClassVar[Operation]
