@@ -163,3 +163,20 @@ def test_the_store_keeps_a_digest_of_a_callbacks_fields_never_its_url(platform):
     assert "s3cr3t-callback-token" not in kept and "hooks.example.com" not in kept
     (state,) = store.data.values()
     assert sorted(state) == ["id", "sent", "watermark"] and len(state["sent"]) == 32
+
+
+def test_a_retry_never_adopts_a_newer_schedule_its_first_try_did_not_send(platform):
+    """
+    Try 1 is refused before anything is made; then someone else adds a different schedule to the action. Try 2 finds
+    a schedule newer than its watermark, but not the one its first try sent: it makes its own.
+    """
+    hook = MessagingPlatformHook()
+    store = InMemoryStore()
+    once = CreateOnce("0000000000000e04", store)
+    platform.control.add_fault(kind="status", status=503, method="POST", path="/schedule$", count=1)
+    with pytest.raises(MessagingPlatformApiError):
+        hook.create_schedule(5001, "OneTime", "10:00:00", "2026-12-01T10:00:00", once=once)
+    other = hook.create_schedule(5001, "Daily", "18:00:00", "2026-12-01T00:00:00")
+    mine = hook.create_schedule(5001, "OneTime", "10:00:00", "2026-12-01T10:00:00", once=once)
+    assert mine["Id"] != other["Id"] and mine["RunAt"] == "10:00:00"
+    assert sorted(s["RunAt"] for s in hook.list_schedules(5001)) == ["10:00:00", "18:00:00"]

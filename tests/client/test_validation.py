@@ -8,7 +8,7 @@ import pendulum
 import pytest
 
 from messaging_platform_provider.client import MessagingPlatformValidationError
-from messaging_platform_provider.client.schedules import schedule_body
+from messaging_platform_provider.client.schedules import schedule_body, schedule_list
 from messaging_platform_provider.client.values import comparable, http_url, int_list, month_days, positive_int
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 
@@ -176,3 +176,14 @@ def test_values_past_the_edge_are_refused(check, value, message):
 def test_comparable_values_of_a_create_retry(field, value, expected):
     """How a retry matches a schedule it may have made: day lists unformatted, empty values as None."""
     assert comparable(field, value) == expected
+
+
+def test_an_error_in_an_item_of_schedules_names_the_item_and_keeps_the_problem_and_the_allowed_values():
+    daily = {"schedule_type": "Daily", "run_at": "09:00:00", "start_from": "2026-12-01"}
+    with pytest.raises(MessagingPlatformValidationError) as raised:
+        schedule_list("schedules", [daily, {**daily, "schedule_type": "Hourly"}], "UTC")
+    error = raised.value
+    assert (error.field, error.problem) == ("schedules[1].schedule_type", "'Hourly' is not valid")
+    assert str(error) == (
+        "schedules[1].schedule_type: 'Hourly' is not valid (allowed: OneTime (2), Daily (6), Weekly (7), Monthly (8))"
+    )
