@@ -110,7 +110,7 @@ class MessagingPlatformBaseOperator(BaseOperator, metaclass=ChecksLiteralsMeta):
         ids = [label for label in ids if not label.startswith("account_id=")]
         if ids:
             return ", ".join(ids)
-        for field in ("name", "key_label", "url"):
+        for field in ("name", "key_label", "callback_type"):  # never a callback url: it may carry a token
             if getattr(self, field, None):
                 return f"{field}={getattr(self, field)}"
         return self.operation.name
