@@ -1,6 +1,6 @@
 """
 Fixtures of the callback store-facing tests: ``any_database_url`` is the same over SQLite and a real PostgreSQL
-server (one per session, started here and stopped at the end, also on failure; a fresh database per test); test
+server (one per session, started here and stopped at the end, also on failure; an emptied database per test); test
 modules override ``database_url`` (``tests/support/callback_fixtures.py``) with it.
 """
 
@@ -29,8 +29,7 @@ def any_database_url(request, tmp_path, monkeypatch) -> str:
         url = f"sqlite:///{tmp_path / 'callbacks.db'}"
     else:
         server: PostgresServer = request.getfixturevalue("postgres_server")
-        url = server.create_database()
-        request.addfinalizer(lambda: server.drop_database(url))
+        url = server.emptied_database()
     monkeypatch.setenv(DATABASE_URL_ENV, url)
     monkeypatch.delenv(TOKENS_ENV, raising=False)
     return url

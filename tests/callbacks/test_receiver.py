@@ -288,43 +288,68 @@ def test_the_entry_points_are_declared():
 
 
 API_SERVER_SCRIPT = """
-import asyncio, json, sys, uuid
+import asyncio, json, os, sys, uuid
 import httpx
 from airflow.api_fastapi.app import create_app
+from messaging_platform_provider.callbacks.plugin import MessagingPlatformCallbacksPlugin
+from messaging_platform_provider.callbacks.settings import DATABASE_URL_ENV
 
 app = create_app(apps="core")  # Airflow's API server app, plugins mounted as in `airflow api-server`
+[entry] = MessagingPlatformCallbacksPlugin.fastapi_apps
 
 
-async def main():
+async def main(token, body, urls):
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://airflow") as client:
-        statuses = []
-        for token in (sys.argv[1], "wrong"):
-            body = json.loads(sys.argv[2])
-            body.update(CallbackToken=token, TransactionId=str(uuid.uuid4()))
-            statuses.append((await client.post("/messaging-platform/callbacks", json=body)).status_code)
-    print("STATUSES", statuses)
+        for backend, url in urls.items():
+            os.environ[DATABASE_URL_ENV] = url
+            entry["app"]._app = None  # the receiver is built on its first request, from the environment
+            statuses = []
+            for sent in (token, "wrong"):
+                body.update(CallbackToken=sent, TransactionId=str(uuid.uuid4()))
+                statuses.append((await client.post("/messaging-platform/callbacks", json=body)).status_code)
+            print("STATUSES", backend, statuses)
 
 
-asyncio.run(main())
+asyncio.run(main(sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])))
 """
 
 
-@pytest.mark.slow
-def test_airflow_api_server_mounts_the_receiver_through_the_plugin_entry_point(database_url, store, tmp_path):
-    """The real API server app (``airflow.api_fastapi.app.create_app``), in a subprocess: plugins load once."""
+@pytest.fixture(scope="module")
+def api_server_app_posts(postgres_server, tmp_path_factory) -> dict[str, Any]:
+    """
+    One subprocess builds Airflow's real API server app (``airflow.api_fastapi.app.create_app``, 8 s of CPU) and
+    posts a callback with a good and a wrong token through the plugin's mount, once with each store; its output, and
+    the store of each backend.
+    """
     import os
     import subprocess
     import sys
 
-    env = {**os.environ, TOKENS_ENV: BOUND_TOKEN, "AIRFLOW_HOME": str(tmp_path)}
+    home = tmp_path_factory.mktemp("api-server-app")
+    urls = {"sqlite": f"sqlite:///{home / 'callbacks.db'}", "postgresql": postgres_server.create_database()}
+    env = {**os.environ, TOKENS_ENV: BOUND_TOKEN, "AIRFLOW_HOME": str(home)}
     out = subprocess.run(
-        [sys.executable, "-c", API_SERVER_SCRIPT, TOKEN, json.dumps(callback(6))],
+        [sys.executable, "-c", API_SERVER_SCRIPT, TOKEN, json.dumps(callback(6)), json.dumps(urls)],
         capture_output=True,
         text=True,
         timeout=120,
         env=env,
     )
-    assert "STATUSES [200, 401]" in out.stdout, out.stdout[-2000:] + out.stderr[-2000:]
-    assert TOKEN not in out.stdout + out.stderr
-    assert store.count() == 1
+    return {"output": out.stdout + out.stderr, "urls": urls}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_airflow_api_server_mounts_the_receiver_through_the_plugin_entry_point(api_server_app_posts, backend):
+    """The real API server app, in a subprocess: plugins load once."""
+    from messaging_platform_provider.callbacks.store import CallbackStore
+
+    output = api_server_app_posts["output"]
+    assert f"STATUSES {backend} [200, 401]" in output, output[-4000:]
+    assert TOKEN not in output
+    store = CallbackStore(api_server_app_posts["urls"][backend])
+    try:
+        assert store.count() == 1
+    finally:
+        store.close()

@@ -17,6 +17,8 @@ from pathlib import Path
 from tests.support.paths import REPO
 
 PG_BIN = Path(os.environ.get("MP_TEST_PG_BIN", "/usr/lib/postgresql/15/bin"))
+#: the database ``emptied_database()`` hands out, emptied for each test
+EMPTIED = "emptied_for_each_test"
 
 
 def free_port() -> int:
@@ -42,6 +44,7 @@ class PostgresServer:
         self.started = False
         self._as_postgres = os.geteuid() == 0
         self.fsync = fsync
+        self._emptied_made = False
 
     def _run(self, *args: str, timeout: float = 120) -> None:
         command = [str(PG_BIN / args[0]), *args[1:]]
@@ -100,15 +103,27 @@ class PostgresServer:
         self._admin(f'CREATE DATABASE "{name}"')
         return self.admin_url(name)
 
-    def drop_database(self, url: str) -> None:
-        name = url.rsplit("/", 1)[1]
-        self._admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    def emptied_database(self) -> str:
+        """
+        The server's test database with nothing in it, for a test that needs a fresh one; its SQLAlchemy URL. The
+        database is made once; each call closes the connections to it the last test left open (as ``DROP DATABASE
+        ... WITH (FORCE)`` would) and drops and re-creates its ``public`` schema with everything in it. A test
+        sees the same empty database as from ``create_database()`` in a tenth of the time: ``CREATE DATABASE``
+        copies a template and waits on a checkpoint (0.3-0.5 s each under load, 64 tests in the suite).
+        """
+        if not self._emptied_made:
+            self._admin(f'CREATE DATABASE "{EMPTIED}"')
+            self._emptied_made = True
+        others = f"datname = '{EMPTIED}' AND pid <> pg_backend_pid()"
+        self._admin(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE {others}")
+        self._admin("DROP SCHEMA public CASCADE; CREATE SCHEMA public", database=EMPTIED)
+        return self.admin_url(EMPTIED)
 
-    def _admin(self, statement: str) -> None:
-        """Run one statement outside a transaction (CREATE/DROP DATABASE) as the superuser."""
+    def _admin(self, statement: str, database: str = "postgres") -> None:
+        """Run ``statement`` outside a transaction (CREATE/DROP DATABASE) as the superuser, in ``database``."""
         import psycopg2
 
-        conn = psycopg2.connect(host="127.0.0.1", port=self.port, user="postgres", dbname="postgres")
+        conn = psycopg2.connect(host="127.0.0.1", port=self.port, user="postgres", dbname=database)
         try:
             conn.autocommit = True
             with conn.cursor() as cursor:

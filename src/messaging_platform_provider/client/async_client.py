@@ -8,6 +8,7 @@ to the caller's polling loop, which classifies errors with ``waiting.classify_er
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import ssl
 from collections.abc import Mapping
@@ -29,10 +30,18 @@ from messaging_platform_provider.client.request import (
 DEFAULT_MAX_CONNECTIONS = 10
 
 
-def _verify() -> ssl.SSLContext | bool:
+def _verify() -> ssl.SSLContext:
     """The CA bundle ``requests`` would use (``REQUESTS_CA_BUNDLE``/``CURL_CA_BUNDLE``), so both paths trust alike."""
-    bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
-    return ssl.create_default_context(cafile=bundle) if bundle else True
+    return _ssl_context(os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE"))
+
+
+@functools.lru_cache(maxsize=4)
+def _ssl_context(bundle: str | None) -> ssl.SSLContext:
+    """
+    One context per CA bundle for the process: loading a bundle takes 20-30 ms of CPU, which every client (one per
+    trigger event loop and connection) would pay again. A context is safe to share between clients and threads.
+    """
+    return ssl.create_default_context(cafile=bundle) if bundle else httpx.create_ssl_context()
 
 
 class AsyncMessagingPlatformClient:
