@@ -85,7 +85,9 @@ def create_app(emulator: Emulator | None = None) -> FastAPI:
         app.include_router(router, prefix=API_PREFIX, dependencies=[Depends(check_query_options)])
     for router in CONTROL_ROUTERS:
         app.include_router(router, prefix=CONTROL_PREFIX)
-    app.add_middleware(TrafficMiddleware, faults=emulator.faults, recorder=emulator.recorder)
+    app.add_middleware(
+        TrafficMiddleware, faults=emulator.faults, recorder=emulator.recorder, conditions=emulator.conditions
+    )
     app.add_exception_handler(PlatformError, _platform_error)
     app.add_exception_handler(ControlError, _control_error)
     app.add_exception_handler(RequestValidationError, _validation_error)

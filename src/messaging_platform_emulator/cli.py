@@ -9,6 +9,9 @@ import threading
 from collections.abc import Sequence
 from types import FrameType
 
+from pydantic import ValidationError
+
+from .conditions import Conditions
 from .server import EmulatorServer
 
 
@@ -24,6 +27,22 @@ def _parser() -> argparse.ArgumentParser:
         "--api-secret",
         default=os.environ.get("MESSAGING_PLATFORM_EMULATOR_API_SECRET"),
         help="secret of the seeded API key (default: $MESSAGING_PLATFORM_EMULATOR_API_SECRET, else random)",
+    )
+    parser.add_argument(
+        "--latency",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="wait this long before answering each platform request, as across the internet (default 0)",
+    )
+    parser.add_argument(
+        "--rate-limit",
+        type=float,
+        metavar="PER_SECOND",
+        help="requests a second each account may make; beyond it the answer is 429 with Retry-After (default: none)",
+    )
+    parser.add_argument(
+        "--burst", type=int, metavar="N", help="requests an account may make at once (default: one second's worth)"
     )
     parser.add_argument(
         "--conn-file",
@@ -45,7 +64,8 @@ def write_private(path: str, text: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
     stop = threading.Event()
 
     def request_stop(signum: int, frame: FrameType | None) -> None:
@@ -54,7 +74,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGINT, request_stop)
     signal.signal(signal.SIGTERM, request_stop)
 
-    server = EmulatorServer(args.host, args.port, api_key=args.api_key, api_secret=args.api_secret)
+    try:
+        conditions = Conditions(latency=args.latency, rate_limit=args.rate_limit, burst=args.burst)
+    except ValidationError as exc:
+        [first, *_] = exc.errors()
+        parser.error(f"--{str(first['loc'][0]).replace('_', '-')}: {first['msg']}")
+    server = EmulatorServer(
+        args.host, args.port, api_key=args.api_key, api_secret=args.api_secret, conditions=conditions
+    )
     server.start()
     try:
         if args.conn_file:

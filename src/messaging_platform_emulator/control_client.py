@@ -204,6 +204,21 @@ class EmulatorControl:
         """Remove every fault rule; answers how many there were."""
         return self._cleared("/faults")
 
+    def conditions(self) -> dict[str, Any]:
+        """The network conditions (``latency``, ``rate_limit``, ``burst``) and how many requests the limit refused
+        (``limited``) since they were set."""
+        return self._object("GET", "/conditions")
+
+    def set_conditions(
+        self, *, latency: float = 0.0, rate_limit: float | None = None, burst: int | None = None
+    ) -> dict[str, Any]:
+        """
+        Every platform request waits ``latency`` seconds before it is answered; each account may make ``rate_limit``
+        requests a second (``burst`` at once), beyond which it is answered 429 with ``Retry-After``. Omitted: no
+        latency, no limit. ``reset`` goes back to the conditions given at start.
+        """
+        return self._object("POST", "/conditions", {"latency": latency, "rate_limit": rate_limit, "burst": burst})
+
     def requests(self, since: int = 0) -> list[dict[str, Any]]:
         """The platform requests received after sequence number ``since``, oldest first."""
         return self._rows("/requests", since)

@@ -1,5 +1,5 @@
 """One emulator instance, built and wired in one place: the store, the services on it, the seed, and the emulator's
-own parts (clock, fault rules, request record, callback delivery).
+own parts (clock, network conditions, fault rules, request record, callback delivery).
 
 Each service is given the store and, as constructor arguments, the services it uses, in the order below; no
 service reaches another through the store, so the dependencies read top to bottom and cannot form a cycle.
@@ -9,6 +9,7 @@ Routes reach the services as attributes of the ``Emulator`` they are served with
 from __future__ import annotations
 
 from .clock import ScaledClock
+from .conditions import Conditions, NetworkConditions
 from .delivery import CallbackDelivery
 from .faults import FaultBook
 from .recorder import Recorder
@@ -33,8 +34,11 @@ class Emulator:
     """The platform stand-in: seeded on creation with ``api_key``/``api_secret`` (random when omitted), which stay
     the same across ``reset``."""
 
-    def __init__(self, api_key: str | None = None, api_secret: str | None = None) -> None:
+    def __init__(
+        self, api_key: str | None = None, api_secret: str | None = None, conditions: Conditions | None = None
+    ) -> None:
         self.clock = ScaledClock()
+        self.conditions = NetworkConditions(conditions)
         self.store = Store(self.clock)
         self.faults = FaultBook()
         self.recorder = Recorder()
@@ -61,9 +65,11 @@ class Emulator:
         return self._seed
 
     def reset(self) -> None:
-        """Seeded state again (same seed credentials); no faults, records, clock changes, behaviours, deliveries or
-        delivery policy. Deliveries still running stop before their next try."""
+        """Seeded state again (same seed credentials, and the network conditions given at start); no faults, records,
+        clock changes, behaviours, deliveries or delivery policy. Deliveries still running stop before their next
+        try."""
         self.faults.clear()
+        self.conditions.reset()
         self.recorder.clear()
         self.clock.reset()
         with self.store.lock:

@@ -17,11 +17,15 @@ import time
 from urllib.parse import unquote
 
 from .asgi_types import ASGIApp, Message, Receive, Scope, Send
+from .conditions import NetworkConditions, retry_after_header
 from .errors import NOT_FOUND, UNKNOWN_ERROR, ErrorDetail, error_body
 from .faults import FaultBook, FaultRule
 from .prefixes import API_PREFIX
 from .recorder import Recorder, RequestRecord
 from .transport import abort_connection
+
+#: the ``fault`` of a request record the rate limit answered 429 (``conditions.py``)
+RATE_LIMITED = "rate_limit"
 
 
 def is_platform_path(path: str) -> bool:
@@ -93,10 +97,11 @@ def _replay(body: bytes, receive: Receive) -> Receive:
 
 
 class TrafficMiddleware:
-    def __init__(self, app: ASGIApp, faults: FaultBook, recorder: Recorder) -> None:
+    def __init__(self, app: ASGIApp, faults: FaultBook, recorder: Recorder, conditions: NetworkConditions) -> None:
         self.app = app
         self.faults = faults
         self.recorder = recorder
+        self.conditions = conditions
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not is_platform_path(scope["path"]):
@@ -104,16 +109,25 @@ class TrafficMiddleware:
             return
         arrived = time.monotonic()
         body = await _read_body(receive)
-        rule = self.faults.take(scope["method"], scope["path"])
+        # The rate limit comes first: a refused request uses up no fault rule, and the platform never sees it.
+        wait = self.conditions.admit(scope["path"])
+        rule = self.faults.take(scope["method"], scope["path"]) if wait is None else None
         record = self.recorder.add(
             method=scope["method"],
             path=sent_path(scope),
             query=scope.get("query_string", b"").decode("latin-1"),
             headers=_headers(scope),
             body=body,
-            fault=rule.kind if rule else None,
+            fault=RATE_LIMITED if wait is not None else rule.kind if rule else None,
             time=arrived,
         )
+        latency = self.conditions.current.latency
+        if latency:
+            await asyncio.sleep(latency)
+        if wait is not None:
+            message = "Too many requests: the account's rate limit (set on the emulator)."
+            await _send_error(self._recording(send, record), 429, message, retry_after=retry_after_header(wait))
+            return
         replay = _replay(body, receive)
         routed = routing_scope(scope)
         if rule is None or rule.kind == "delay":
@@ -144,19 +158,23 @@ class TrafficMiddleware:
 
     @staticmethod
     async def _send_fault(rule: FaultRule, send: Send) -> None:
-        headers = [(b"content-type", b"application/json; charset=utf-8")]
         if rule.kind == "retry_after":
-            status = 429
             message = "Too many requests (injected by the emulator)."
-            headers.append((b"retry-after", str(rule.retry_after).encode("ascii")))
+            await _send_error(send, 429, message, retry_after=str(rule.retry_after))
         else:
-            status = rule.status
-            message = f"Injected fault: HTTP {status}."
-        code = NOT_FOUND if status == 404 else UNKNOWN_ERROR
-        payload = json.dumps(error_body([ErrorDetail(code, message)])).encode("utf-8")
-        headers.append((b"content-length", str(len(payload)).encode("ascii")))
-        await send({"type": "http.response.start", "status": status, "headers": headers})
-        await send({"type": "http.response.body", "body": payload, "more_body": False})
+            await _send_error(send, rule.status, f"Injected fault: HTTP {rule.status}.")
+
+
+async def _send_error(send: Send, status: int, message: str, *, retry_after: str | None = None) -> None:
+    """The platform's error body with ``status`` (and a ``Retry-After`` header when given)."""
+    headers = [(b"content-type", b"application/json; charset=utf-8")]
+    if retry_after is not None:
+        headers.append((b"retry-after", retry_after.encode("ascii")))
+    code = NOT_FOUND if status == 404 else UNKNOWN_ERROR
+    payload = json.dumps(error_body([ErrorDetail(code, message)])).encode("utf-8")
+    headers.append((b"content-length", str(len(payload)).encode("ascii")))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": payload, "more_body": False})
 
 
 async def _discard(message: Message) -> None:

@@ -7,6 +7,7 @@ from types import TracebackType
 from messaging_platform_provider.background_server import BackgroundServer
 
 from .app import create_app
+from .conditions import Conditions
 from .connection import connection_uri
 from .control_client import EmulatorControl
 from .emulator import Emulator
@@ -29,7 +30,7 @@ class EmulatorServer:
     ``with EmulatorServer() as server:`` binds ``host`` (default 127.0.0.1) and ``port`` (default 0: a free
     port), starts serving, and stops on exit. ``.url`` is the root, ``.base_url`` the platform base
     (``.../api/v2.1``), ``.seed`` the seeded account's ids and credentials, ``.control`` a client of its control
-    routes.
+    routes. ``conditions``: the latency and rate limit it starts with (``conditions.py``), and goes back to on reset.
     """
 
     def __init__(
@@ -39,10 +40,11 @@ class EmulatorServer:
         *,
         api_key: str | None = None,
         api_secret: str | None = None,
+        conditions: Conditions | None = None,
         emulator: Emulator | None = None,
     ) -> None:
         self.host = host
-        self.emulator = emulator or Emulator(api_key=api_key, api_secret=api_secret)
+        self.emulator = emulator or Emulator(api_key=api_key, api_secret=api_secret, conditions=conditions)
         self._control: EmulatorControl | None = None
         self._background = BackgroundServer(
             create_app(self.emulator),

@@ -1,5 +1,5 @@
-"""/_emulator control routes: seed, reset, accounts, faults, request record, clock, schedule lifecycle, TCP
-connection counts.
+"""/_emulator control routes: seed, reset, accounts, faults, network conditions, request record, clock, schedule
+lifecycle, TCP connection counts.
 
 Never authenticated, faulted or recorded. Errors use FastAPI's usual ``{"detail": ...}`` body: the services raise
 ``ControlError``, which the app answers so. Routes only parse requests and call the emulator's services and parts.
@@ -13,6 +13,7 @@ from fastapi import APIRouter, HTTPException, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..clock import format_timestamp
+from ..conditions import Conditions
 from ..emulator import Emulator
 from ..faults import FaultRule
 from ..lifecycle import Outcome
@@ -93,6 +94,21 @@ async def add_fault(rule: FaultRule, emulator: EmulatorDep) -> dict[str, Any]:
 @router.delete("/faults")
 async def clear_faults(emulator: EmulatorDep) -> dict[str, int]:
     return {"cleared": emulator.faults.clear()}
+
+
+@router.get("/conditions")
+async def get_conditions(emulator: EmulatorDep) -> dict[str, Any]:
+    return _conditions_view(emulator)
+
+
+@router.post("/conditions")
+async def set_conditions(body: Conditions, emulator: EmulatorDep) -> dict[str, Any]:
+    emulator.conditions.set(body)
+    return _conditions_view(emulator)
+
+
+def _conditions_view(emulator: Emulator) -> dict[str, Any]:
+    return {**emulator.conditions.current.model_dump(), "limited": emulator.conditions.limited}
 
 
 @router.get("/requests")
