@@ -480,7 +480,8 @@ def report_triggers(run: TriggerRun, stats: CallStats, poll_interval: float) -> 
           f"{pct(delays, 0.5):.2f} s, p95 {pct(delays, 0.95):.2f} s, max {max(delays):.2f} s; last schedule "
           f"completed -> last event {last_event - last_done:.2f} s")  # fmt: skip
     print(f"  emulator load: {len(calls)} GET schedule in {span:.1f} s = {len(calls) / span:.0f} req/s mean "
-          f"(1,000 waiting / {poll_interval:g} s = {len(planned) / poll_interval:.0f} req/s while all wait), "
+          f"({len(planned):,} waiting / {poll_interval:g} s = {len(planned) / poll_interval:.0f} req/s while all "
+          f"wait), "
           f"busiest second {max(per_second.values())} req/s; {sum(c[2] for c in calls)} failed calls; call time "
           f"incl. pool queue p50 {pct(durations, 0.5) * 1000:.1f} ms, p99 {pct(durations, 0.99) * 1000:.0f} ms, "
           f"max {max(durations) * 1000:.0f} ms")  # fmt: skip

@@ -3,7 +3,10 @@ Keep an external coupon list in step with a CSV file, sending only the differenc
 
 The list is found by name (created if missing, retry-safe). Its current codes are read from the platform; codes in
 ``data/coupon_codes.csv`` but not on the list are added with one update, codes on the list but no longer in the
-file are deleted one by one. A second run sends nothing but reads.
+file are deleted with one DELETE each, many at once (``hook.call_many``: bounded in flight, paced by the platform's
+429 answers), so 10,000 removed codes take about a minute at a limit of 200 calls a second instead of eight one after
+another. A code that could not be deleted fails the task once the others are done. A second run sends nothing but
+reads.
 
 Params:
 
@@ -38,6 +41,7 @@ CODES_FILE = Path(__file__).parent / "data" / "coupon_codes.csv"
 def messaging_platform_coupon_sync() -> None:
     @task
     def sync(params: dict[str, Any] | None = None) -> dict[str, Any]:
+        from messaging_platform_provider.client.operations import Operations
         from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 
         name = (params or {})["list_name"]
@@ -53,8 +57,13 @@ def messaging_platform_coupon_sync() -> None:
         to_add, to_remove = sorted(wanted - current), sorted(current - wanted)
         if to_add:
             hook.update_external_coupon_list(list_id, coupon_codes=to_add)
-        for code in to_remove:
-            hook.delete_external_coupon_code(list_id, code)
+        # One DELETE per code, many at once and paced by the platform's 429s; each code's outcome in order.
+        deletes = [{"coupon_list_id": list_id, "coupon_code": code} for code in to_remove]
+        outcomes = hook.call_many(Operations.delete_external_coupon_code, deletes)
+        failed = [(code, o.error) for code, o in zip(to_remove, outcomes, strict=True) if not o.ok]
+        if failed:  # after every other code was deleted: the next run deletes only what is left
+            code, error = failed[0]
+            raise RuntimeError(f"{len(failed)} of {len(to_remove)} codes were not deleted; {code}: {error}")
         return {"list_id": list_id, "added": len(to_add), "removed": len(to_remove)}
 
     sync()

@@ -121,7 +121,9 @@ def test_contacts_export_writes_every_contact_in_pages(platform, airflow_db, tmp
     lines = Path(result["path"].removeprefix("file://")).read_text().splitlines()
     assert len(lines) == 1200 and json.loads(lines[0])["Id"] == 6001
     pages = [unquote(r["query"]) for r in platform.control.requests() if r["path"].endswith("/contact")]
-    assert pages == ["$top=500&$skip=0", "$top=500&$skip=500", "$top=500&$skip=1000"]
+    needed = ["$top=500&$skip=0", "$top=500&$skip=500", "$top=500&$skip=1000"]
+    # Four pages are read ahead: some beyond the last one (short, so the end) may have been asked; none twice.
+    assert set(needed) <= set(pages) and len(set(pages)) == len(pages) <= len(needed) + 4
 
 
 def voice_call_push(platform):

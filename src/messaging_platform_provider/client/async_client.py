@@ -22,6 +22,7 @@ from messaging_platform_provider.client.request import (
     DEFAULT_TIMEOUT,
     JSON_HEADERS,
     USER_AGENT,
+    PreparedRequest,
     decode,
     normalize_base_url,
     prepare,
@@ -96,20 +97,24 @@ class AsyncMessagingPlatformClient:
         if account is None:
             raise MessagingPlatformValidationError("account_id", "is not set on the task or the connection")
         prepared = prepare(op, self.base_url, {"account_id": account, **path_params}, body, query)
-        if self._slots is None:
-            self._slots = asyncio.Semaphore(self.max_connections)
         try:
-            # Callers beyond the pool size wait here, in one cheap FIFO, rather than in httpcore's pool queue,
-            # which rescans every waiting request whenever a connection frees up.
-            async with self._slots:
-                response = await self._http.request(
-                    prepared.method, prepared.url, params=prepared.params or None, content=prepared.content
-                )
+            response = await self.send(prepared)
         except httpx.HTTPError as exc:  # transport errors and undecodable bodies: no usable answer
             raise MessagingPlatformApiError(
                 method=prepared.method, path=prepared.path, status=None, reason=type(exc).__name__
             ) from exc
         return decode(op, prepared, response.status_code, response.content)
+
+    async def send(self, prepared: PreparedRequest) -> httpx.Response:
+        """One try of a prepared request, its body read; a transport error is raised as httpx's."""
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.max_connections)
+        # Callers beyond the pool size wait here, in one cheap FIFO, rather than in httpcore's pool queue,
+        # which rescans every waiting request whenever a connection frees up.
+        async with self._slots:
+            return await self._http.request(
+                prepared.method, prepared.url, params=prepared.params or None, content=prepared.content
+            )
 
     async def aclose(self) -> None:
         await self._http.aclose()

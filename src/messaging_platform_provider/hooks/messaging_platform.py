@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import asyncio
+import time
+from collections.abc import Iterable, Iterator, Mapping
 from functools import cached_property
 from typing import Any
 
 from messaging_platform_provider import compat
 from messaging_platform_provider.client.api import ApiMethods
+from messaging_platform_provider.client.async_client import AsyncMessagingPlatformClient
+from messaging_platform_provider.client.bulk import DEFAULT_MAX_IN_FLIGHT, BulkOutcome, BulkRun, prepare_calls
 from messaging_platform_provider.client.client import MessagingPlatformClient
 from messaging_platform_provider.client.errors import MessagingPlatformApiError, MessagingPlatformValidationError
-from messaging_platform_provider.client.operations import Operation, resolve
+from messaging_platform_provider.client.operations import Operation, Operations, resolve
+from messaging_platform_provider.client.pacing import AdaptivePace
+from messaging_platform_provider.client.pages import PagesAhead
+from messaging_platform_provider.client.request import PreparedRequest
 from messaging_platform_provider.client.retry import RetryPolicy
+from messaging_platform_provider.client.values import filter_expression
 from messaging_platform_provider.compat import BaseHook, mask_secret
 from messaging_platform_provider.hooks.connection import (
     ConnectionSettings,
@@ -113,6 +121,108 @@ class MessagingPlatformHook(BaseHook, ApiMethods):
         for secret in resolve(operation).secrets_in(result):
             mask_secret(secret)  # masked the moment it is read, before anything can log it
         return result
+
+    def call_many(
+        self,
+        operation: Operation | str,
+        calls: Iterable[Mapping[str, Any]],
+        *,
+        max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
+        start_rate: float = 50.0,
+    ) -> list[BulkOutcome]:
+        """
+        Many calls of one ``operation``, up to ``max_in_flight`` on the wire at once and paced by the platform's
+        429s (``client/bulk.py``); the outcomes in the order of ``calls``, each with its ``value`` or its ``error``.
+        An item holds what ``call`` takes: ``{"coupon_list_id": 2001, "coupon_code": "A1"}``, with ``body``,
+        ``query`` and ``account_id`` when needed. Every item is checked before anything is sent; a bad one raises
+        ``MessagingPlatformValidationError`` naming it (``calls[3].coupon_code``). Retries are a single call's (a
+        POST is never resent blindly); items refused 401 are sent again once if the connection holds another key
+        by then. Runs its own event loop: call it from a task, not from a coroutine.
+        """
+        op = resolve(operation)
+        account = self.account_id if self.account_id is not None else self.settings.account_id
+        prepared = prepare_calls(op, self.settings.base_url, account, list(calls))
+        started = time.monotonic()
+        outcomes, limited = self._run_many(op, prepared, max_in_flight, start_rate)
+        refused = [i for i, outcome in enumerate(outcomes) if outcome.error is not None and outcome.error.status == 401]
+        if refused and self._reread_connection():  # a 401 is refused before anything is done: safe to resend
+            again, more = self._run_many(op, [prepared[i] for i in refused], max_in_flight, start_rate)
+            limited += more
+            for index, outcome in zip(refused, again, strict=True):
+                outcomes[index] = outcome
+        for outcome in outcomes:
+            for secret in op.secrets_in(outcome.value):
+                mask_secret(secret)
+        failed = sum(not outcome.ok for outcome in outcomes)
+        self.log.info(
+            "%s: %d calls, %d done, %d failed; %d answers 429; %.1f s",
+            op.name,
+            len(outcomes),
+            len(outcomes) - failed,
+            failed,
+            limited,
+            time.monotonic() - started,
+        )
+        return outcomes
+
+    def stream_contacts(
+        self,
+        *,
+        page_size: int = 500,
+        lookahead: int = 4,
+        odata_filter: str | None = None,
+        account_id: int | None = None,
+    ) -> Iterator[dict[str, Any]]:
+        """
+        Every contact (that ``odata_filter`` selects), ``lookahead`` pages read ahead of the caller and never more
+        than ``2 * lookahead`` pages in memory (``client/pages.py``): ``iter_contacts`` without a round trip's wait
+        between pages. Stop early and the reading stops too.
+        """
+        account = account_id if account_id is not None else self.account_id or self.settings.account_id
+        if account is None:
+            raise MessagingPlatformValidationError("account_id", "is not set on the task or the connection")
+        query = {"$filter": filter_expression("odata_filter", odata_filter)}
+
+        def make_client() -> AsyncMessagingPlatformClient:
+            return client_from_settings(
+                self.settings, AsyncMessagingPlatformClient, account_id=account, timeout=self.timeout
+            )
+
+        pages = PagesAhead(
+            make_client,
+            Operations.list_contacts,
+            account_id=account,
+            page_size=page_size,
+            lookahead=lookahead,
+            query=query,
+            retry_policy=self.retry_policy,
+        )
+        for page in pages:
+            yield from page
+
+    def _run_many(
+        self, op: Operation, prepared: list[PreparedRequest], max_in_flight: int, start_rate: float
+    ) -> tuple[list[BulkOutcome], int]:
+        """The outcomes, and how many answers were 429."""
+
+        async def run() -> tuple[list[BulkOutcome], int]:
+            client = client_from_settings(
+                self.settings,
+                AsyncMessagingPlatformClient,
+                account_id=self.account_id,
+                timeout=self.timeout,
+                max_connections=max_in_flight,
+            )
+            try:
+                pace = AdaptivePace(start_rate=start_rate)
+                bulk = BulkRun(
+                    client, op, prepared, max_in_flight=max_in_flight, retry_policy=self.retry_policy, pace=pace
+                )
+                return await bulk.run(), bulk.limited
+            finally:
+                await client.aclose()
+
+        return asyncio.run(run())
 
     def _reread_connection(self) -> bool:
         """Read the connection again; whether it now holds other settings (the client is then rebuilt on them)."""

@@ -1,0 +1,98 @@
+"""
+How fast many calls go out: a token bucket on the client whose rate follows the platform's 429 answers.
+
+The platform states no rate limit, so the pace is learnt. It starts at ``start_rate`` calls a second and, until
+the first 429, grows by one call a second with every success (doubling each second while calls keep up); it never
+runs ahead of twice what succeeded in the last second, so calls held back by something else (too few in flight, a
+slow answer) do not build a rate that was never tried. A 429
+cuts it to nine tenths of the calls that succeeded in the last second, which is what the platform let through; cuts
+count once per second, as the 429s of calls sent before the cut say nothing new. After that it probes back up by
+2 % a second, so a limit that was raised is found again and one that was lowered is met by the next 429.
+
+The refused call itself waits its ``Retry-After`` before it is sent again (``retry.RetryPolicy``); the other calls go
+on at the cut rate instead of all stopping, which would waste the time the platform refills in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+
+#: the least rate a cut leaves (calls a second): a platform that refuses everything is still asked now and then
+MIN_RATE = 1.0
+#: the share of last second's successes a 429 cuts the rate to
+CUT_TO = 0.9
+#: the rate's growth a second after the first 429, as a share of itself (each success adds this many calls a second)
+PROBE = 0.02
+#: calls that may go out at once after a quiet spell, in seconds of the current rate
+BURST_SECONDS = 0.1
+
+
+class AdaptivePace:
+    """
+    ``await pace.slot()`` before each call; ``pace.succeeded()`` or ``pace.limited(sent_at)`` after its answer.
+    Coroutines of one event loop share it; ``clock`` and ``sleep`` are injectable for tests.
+    """
+
+    def __init__(
+        self,
+        *,
+        start_rate: float = 50.0,
+        max_rate: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        if start_rate <= 0:
+            raise ValueError("start_rate must be above 0")
+        self.max_rate = math.inf if max_rate is None else max_rate
+        self.start_rate = start_rate
+        self.rate = min(start_rate, self.max_rate)
+        self.slow_start = True
+        self.cuts = 0
+        self._clock = clock
+        self._sleep = sleep
+        self._tokens = 1.0
+        self._at = clock()
+        self._last_cut = -math.inf
+        self._successes: deque[float] = deque()
+        self._turn: asyncio.Lock | None = None  # made in the event loop that uses it
+
+    async def slot(self) -> float:
+        """Wait until the pace allows the next call; returns the time it may be sent (for ``limited``)."""
+        if self._turn is None:
+            self._turn = asyncio.Lock()
+        async with self._turn:  # callers wait in line; only the first one sleeps until the next token
+            while True:
+                now = self._clock()
+                self._tokens = min(max(1.0, self.rate * BURST_SECONDS), self._tokens + (now - self._at) * self.rate)
+                self._at = now
+                if self._tokens >= 1:
+                    self._tokens -= 1
+                    return now
+                await self._sleep((1 - self._tokens) / self.rate)
+
+    def succeeded(self) -> None:
+        now = self._clock()
+        self._successes.append(now)
+        while self._successes and self._successes[0] < now - 1.0:
+            self._successes.popleft()
+        # A second at the full rate brings ``rate`` successes: +1 each doubles the rate (slow start), +PROBE each
+        # adds PROBE of it. It grows only while the calls use it: at most twice what succeeded in the last second.
+        grown = self.rate + (1.0 if self.slow_start else PROBE)
+        self.rate = min(self.max_rate, max(self.rate, min(grown, 2.0 * len(self._successes) + self.start_rate)))
+
+    def limited(self, sent_at: float) -> None:
+        """A call sent at ``sent_at`` was answered 429: cut the rate, unless a cut came after it was sent."""
+        now = self._clock()
+        if sent_at < self._last_cut or now - self._last_cut < 1.0:
+            return
+        while self._successes and self._successes[0] < now - 1.0:
+            self._successes.popleft()
+        self.rate = max(MIN_RATE, CUT_TO * min(self.rate, float(len(self._successes))))
+        self._tokens = min(self._tokens, 1.0)
+        self.slow_start = False
+        self._last_cut = now
+        self.cuts += 1
