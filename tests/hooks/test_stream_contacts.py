@@ -62,3 +62,15 @@ def test_a_bad_size_is_refused_by_name_before_anything_is_sent(platform, hook, n
     with pytest.raises(MessagingPlatformValidationError) as caught:
         next(hook.stream_contacts(**{name: 0}))
     assert caught.value.field == name and len(platform.control.requests()) == before
+
+
+def test_a_client_that_cannot_be_built_is_raised_to_the_reader(platform, hook, monkeypatch):
+    from messaging_platform_provider.hooks import messaging_platform
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("no client")
+
+    monkeypatch.setattr(messaging_platform, "client_from_settings", broken)
+    with pytest.raises(RuntimeError, match="no client"):
+        list(hook.stream_contacts())
+    assert not readers_alive()

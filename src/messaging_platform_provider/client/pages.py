@@ -79,9 +79,10 @@ class PagesAhead:
             thread.join()
 
     async def _fetch(self, pages: queue.Queue[Any], stop: threading.Event) -> None:
-        client = self.make_client()
+        client: AsyncMessagingPlatformClient | None = None
         pending: deque[asyncio.Task[Any]] = deque()
         try:
+            client = self.make_client()
             run = BulkRun(client, self.op, [], max_in_flight=self.lookahead, retry_policy=self.retry_policy)
             skip, last_seen = 0, False
             while not stop.is_set():
@@ -111,7 +112,8 @@ class PagesAhead:
             for task in pending:
                 task.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
-            await client.aclose()
+            if client is not None:
+                await client.aclose()
 
     @staticmethod
     def _put(pages: queue.Queue[Any], item: Any, stop: threading.Event) -> None:
