@@ -62,7 +62,7 @@ def messaging_platform_contacts_export() -> None:
             )
             if writer:
                 writer.writeheader()
-            # Pages are read ahead (``lookahead`` on the wire while this loop writes), at most 2 x lookahead held.
+            # Pages are read ahead (``lookahead`` on the wire while this loop writes), at most 2 x lookahead + 1 held.
             contacts = MessagingPlatformHook().stream_contacts(page_size=int(params["page_size"]), lookahead=4)
             for contact in contacts:
                 if writer:

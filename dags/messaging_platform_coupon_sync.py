@@ -4,7 +4,7 @@ Keep an external coupon list in step with a CSV file, sending only the differenc
 The list is found by name (created if missing, retry-safe). Its current codes are read from the platform; codes in
 ``data/coupon_codes.csv`` but not on the list are added with one update, codes on the list but no longer in the
 file are deleted with one DELETE each, many at once (``hook.call_many``: bounded in flight, paced by the platform's
-429 answers), so 10,000 removed codes take about a minute at a limit of 200 calls a second instead of eight one after
+429 answers), so 10,000 removed codes take about a minute at a limit of 200 calls a second instead of nine one after
 another. A code that could not be deleted fails the task once the others are done. A second run sends nothing but
 reads.
 

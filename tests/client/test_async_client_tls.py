@@ -1,8 +1,9 @@
-"""The async client trusts the CA bundle the sync client (``requests``) would, and loads it once per process."""
+"""The async client trusts the CA bundle the sync client (``requests``) would, and loads it once per thread."""
 
 from __future__ import annotations
 
 import datetime
+import threading
 
 import pytest
 
@@ -33,7 +34,7 @@ def self_signed_pem(name: str) -> bytes:
 
 
 @pytest.mark.parametrize("variable", ["REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE"])
-def test_the_bundle_requests_would_use_is_trusted_and_loaded_once(monkeypatch, tmp_path, variable):
+def test_the_bundle_requests_would_use_is_trusted_and_loaded_once_per_thread(monkeypatch, tmp_path, variable):
     bundle = tmp_path / "bundle.pem"
     bundle.write_bytes(self_signed_pem(f"Test CA {variable}"))
     for name in ("REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE"):
@@ -42,7 +43,12 @@ def test_the_bundle_requests_would_use_is_trusted_and_loaded_once(monkeypatch, t
     context = async_client._verify()
     [trusted] = context.get_ca_certs()
     assert dict(entry[0] for entry in trusted["subject"])["commonName"] == f"Test CA {variable}"
-    assert async_client._verify() is context  # the next client shares it
+    assert async_client._verify() is context  # the next client in this thread shares it
+    other: list[object] = []
+    thread = threading.Thread(target=lambda: other.append(async_client._verify()))
+    thread.start()
+    thread.join()
+    assert other[0] is not context  # another thread has its own: the HTTP client sets ALPN on it per connection
     monkeypatch.delenv(variable)
     default = async_client._verify()  # no bundle named: httpx's default trust
     assert default is not context and async_client._verify() is default

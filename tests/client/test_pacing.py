@@ -70,8 +70,13 @@ def test_a_429_cuts_to_nine_tenths_of_last_seconds_successes_once_a_second():
     p.succeeded()
     assert p.rate == pytest.approx(before + PROBE)
     clock.now += 10
-    p.limited(clock.now)  # nothing succeeded in the last second
-    assert p.rate == MIN_RATE
+    before = p.rate
+    p.limited(clock.now)  # nothing succeeded in the last second: no news of the limit, a cut of the rate alone
+    assert p.rate == pytest.approx(CUT_TO * before)
+    for _ in range(60):
+        clock.now += 1.5
+        p.limited(clock.now)
+    assert p.rate == MIN_RATE  # however many 429s, a call a second still goes out
 
 
 def test_the_start_rate_must_be_positive_and_max_rate_caps_it():

@@ -13,6 +13,7 @@ import pytest
 from messaging_platform_provider.client import MessagingPlatformValidationError, RetryPolicy
 from messaging_platform_provider.client.operations import Operations
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+from tests.support.waiting import rotate_key
 
 FAST = RetryPolicy(max_attempts=4, backoff_base=0.01, backoff_max=0.05)
 
@@ -56,6 +57,9 @@ def test_a_bad_item_is_refused_by_name_before_anything_is_sent(platform, hook):
         hook.call_many(Operations.delete_external_coupon_code, [*deletes(list_id, ["A1"]), {"coupon_list_id": list_id}])
     assert caught.value.field.startswith("calls[1].coupon_code")
     with pytest.raises(MessagingPlatformValidationError) as caught:
+        hook.call_many(Operations.delete_external_coupon_code, [{**deletes(list_id, ["A1"])[0], "accountId": 7}])
+    assert caught.value.field == "calls[0].accountId" and "account_id" in (caught.value.allowed or ())
+    with pytest.raises(MessagingPlatformValidationError) as caught:
         hook.call_many(Operations.delete_external_coupon_code, deletes(list_id, ["A1"]), max_in_flight=0)
     assert caught.value.field == "max_in_flight"
     assert len(platform.control.requests()) == before
@@ -97,3 +101,13 @@ def test_a_delete_whose_answer_was_lost_is_done_when_the_resend_finds_nothing(pl
     statuses = [r["status"] for r in platform.control.requests() if r["path"].endswith("/code/L1")]
     assert statuses[-1] == 404  # the first try deleted it; its answer was lost
     assert hook.list_external_coupon_codes(list_id) == []
+
+
+def test_items_refused_401_are_sent_again_with_the_key_the_connection_holds_now(platform, hook):
+    list_id = coupon_list(hook, ["K1", "K2", "K3"])
+    assert hook.settings.api_key == platform.seed.api_key  # the hook has read the connection
+    rotate_key(platform, write_to_connection=True)  # a new key in the connection; the one the hook holds revoked
+    outcomes = hook.call_many(Operations.delete_external_coupon_code, deletes(list_id, ["K1", "K2", "K3"]))
+    assert all(o.ok for o in outcomes)
+    statuses = [r["status"] for r in platform.control.requests() if "/code/" in r["path"]]
+    assert statuses == [401, 401, 401, 200, 200, 200]  # refused with the revoked key, then done with the new one

@@ -8,9 +8,9 @@ to the caller's polling loop, which classifies errors with ``waiting.classify_er
 from __future__ import annotations
 
 import asyncio
-import functools
 import os
 import ssl
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -36,13 +36,19 @@ def _verify() -> ssl.SSLContext:
     return _ssl_context(os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE"))
 
 
-@functools.lru_cache(maxsize=4)
+_contexts = threading.local()
+
+
 def _ssl_context(bundle: str | None) -> ssl.SSLContext:
     """
-    One context per CA bundle for the process: loading a bundle takes 20-30 ms of CPU, which every client (one per
-    trigger event loop and connection) would pay again. A context is safe to share between clients and threads.
+    One context per CA bundle and thread: loading a bundle takes 20-30 ms of CPU, which every client (one per
+    trigger event loop and connection, one per bulk run) would pay again. Not shared between threads: the HTTP
+    client sets ALPN on the context for each new connection, which must not race another thread's use of it.
     """
-    return ssl.create_default_context(cafile=bundle) if bundle else httpx.create_ssl_context()
+    cache: dict[str | None, ssl.SSLContext] = _contexts.__dict__.setdefault("by_bundle", {})
+    if bundle not in cache:
+        cache[bundle] = ssl.create_default_context(cafile=bundle) if bundle else httpx.create_ssl_context()
+    return cache[bundle]
 
 
 class AsyncMessagingPlatformClient:

@@ -30,6 +30,8 @@ from messaging_platform_provider.client.retry import Failure, RetryPolicy
 
 #: calls on the wire at once unless the caller says otherwise
 DEFAULT_MAX_IN_FLIGHT = 16
+#: what an item may hold beside the path's values
+_CALL_OPTIONS = ("body", "query", "account_id")
 
 
 @dataclass(frozen=True)
@@ -54,12 +56,16 @@ def prepare_calls(
     ``MessagingPlatformValidationError`` naming it: ``calls[3].coupon_code``.
     """
     prepared = []
+    known = (*op.path_params, *_CALL_OPTIONS)
     for index, call in enumerate(calls):
         values = dict(call)
         body, query = values.pop("body", None), values.pop("query", None)
         account = values.pop("account_id", None)
         account = account if account is not None else default_account
         try:
+            unknown = sorted(set(values) - set(known), key=str)
+            if unknown:
+                raise MessagingPlatformValidationError(str(unknown[0]), f"is not a value {op.name} takes", known)
             if account is None:
                 raise MessagingPlatformValidationError(
                     "account_id", "is not set: give it to the task or set Account ID on the connection"
@@ -142,7 +148,7 @@ class BulkRun:
             if status == 429:
                 self.limited += 1
                 self.pace.limited(sent_at)
-            else:
+            elif status < 500:  # an overloaded platform (5xx) is no reason to go faster
                 self.pace.succeeded()
             if status == 404 and maybe_done and prepared.method == "DELETE":
                 return BulkOutcome(value=None, attempts=attempt)

@@ -3,11 +3,13 @@ How fast many calls go out: a token bucket on the client whose rate follows the 
 
 The platform states no rate limit, so the pace is learnt. It starts at ``start_rate`` calls a second and, until
 the first 429, grows by one call a second with every success (doubling each second while calls keep up); it never
-runs ahead of twice what succeeded in the last second, so calls held back by something else (too few in flight, a
-slow answer) do not build a rate that was never tried. A 429
-cuts it to nine tenths of the calls that succeeded in the last second, which is what the platform let through; cuts
-count once per second, as the 429s of calls sent before the cut say nothing new. After that it probes back up by
-2 % a second, so a limit that was raised is found again and one that was lowered is met by the next 429.
+runs ahead of twice what succeeded in the last second plus ``start_rate``, so calls held back by something else (too
+few in flight, a slow answer) do not build a rate that was never tried.
+
+A 429 cuts it to nine tenths of the calls that succeeded in the last second, which is what the platform let through
+(to nine tenths of itself when none did: the run just began, or another client emptied the bucket). Cuts count once
+per second, as the 429s of calls sent before the cut say nothing new. After that it probes back up by 2 % a second,
+so a limit that was raised is found again and one that was lowered is met by the next 429.
 
 The refused call itself waits its ``Retry-After`` before it is sent again (``retry.RetryPolicy``); the other calls go
 on at the cut rate instead of all stopping, which would waste the time the platform refills in.
@@ -91,7 +93,10 @@ class AdaptivePace:
             return
         while self._successes and self._successes[0] < now - 1.0:
             self._successes.popleft()
-        self.rate = max(MIN_RATE, CUT_TO * min(self.rate, float(len(self._successes))))
+        # Nothing succeeded in the last second (the run just began, or another client emptied the account's
+        # bucket): that says nothing of the limit, so the cut is of the rate alone.
+        let_through = float(len(self._successes)) or self.rate
+        self.rate = max(MIN_RATE, CUT_TO * min(self.rate, let_through))
         self._tokens = min(self._tokens, 1.0)
         self.slow_start = False
         self._last_cut = now

@@ -1,12 +1,14 @@
 """
 A paged list read ahead of its reader: up to ``lookahead`` pages are on the wire while the reader works through the
-one before, and never more than ``2 * lookahead`` pages are held, however long the list.
+one before, and never more than ``2 * lookahead + 1`` pages are held (those on the wire, those waiting in the
+queue, and the reader's own), however long the list.
 
 One page after another waits a full round trip per page (50 ms across the internet: 200,000 contacts in pages of 500
 take 20 s of waiting alone). The pages are fetched by ``$skip`` in a thread with its own event loop and handed over
 through a bounded queue in order; when the reader is slow the fetching stops, when it stops early (or fails) the
-thread is told to end and is waited for. A page is retried as ``bulk.BulkRun`` retries any call; an error that ends
-it is raised to the reader in its place. The list is read as it stands while it is read, as page by page would.
+thread is told to end, gives up the page it is retrying, and is waited for. A page is retried as ``bulk.BulkRun``
+retries any call; an error that ends it is raised to the reader in its place. The list is read as it stands while it
+is read, as page by page would.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from messaging_platform_provider.client.request import prepare
 from messaging_platform_provider.client.retry import RetryPolicy
 
 _END = object()
+#: how often a wait in the reading thread looks whether the reader has stopped (seconds)
+_TICK = 0.02
 
 
 class PagesAhead:
@@ -73,7 +77,7 @@ class PagesAhead:
             stop.set()
             while thread.is_alive():  # a fetcher blocked on a full queue sees ``stop`` once there is room
                 try:
-                    pages.get(timeout=0.05)
+                    pages.get(timeout=_TICK)
                 except queue.Empty:
                     pass
             thread.join()
@@ -93,9 +97,14 @@ class PagesAhead:
                     skip += self.page_size
                 if not pending:
                     break
-                outcome = await pending.popleft()
+                head = pending[0]
+                while not head.done() and not stop.is_set():  # the reader may stop while a page is retried
+                    await asyncio.wait([head], timeout=_TICK)
+                if stop.is_set():
+                    break
+                outcome = pending.popleft().result()
                 if outcome.error is not None:
-                    self._put(pages, outcome.error, stop)
+                    await self._put(pages, outcome.error, stop)
                     return
                 page = outcome.value or []
                 if len(page) < self.page_size:
@@ -104,10 +113,10 @@ class PagesAhead:
                         task.cancel()
                     pending.clear()
                 if page:
-                    self._put(pages, page, stop)
-            self._put(pages, _END, stop)
-        except BaseException as exc:  # handed to the reader, who raises it
-            self._put(pages, exc, stop)
+                    await self._put(pages, page, stop)
+            await self._put(pages, _END, stop)
+        except BaseException as exc:  # handed to the reader, who raises it (it must never wait for nothing)
+            await self._put(pages, exc, stop)
         finally:
             for task in pending:
                 task.cancel()
@@ -116,11 +125,14 @@ class PagesAhead:
                 await client.aclose()
 
     @staticmethod
-    def _put(pages: queue.Queue[Any], item: Any, stop: threading.Event) -> None:
-        """Hand ``item`` over, waiting for room while the reader still reads."""
+    async def _put(pages: queue.Queue[Any], item: Any, stop: threading.Event) -> None:
+        """
+        Hand ``item`` over, waiting for room while the reader still reads. The wait is the event loop's, so the
+        pages in flight meanwhile are read as they arrive, not left to run into their read timeout.
+        """
         while not stop.is_set():
             try:
-                pages.put(item, timeout=0.05)
+                pages.put_nowait(item)
                 return
             except queue.Full:
-                continue
+                await asyncio.sleep(_TICK)

@@ -140,13 +140,15 @@ class MessagingPlatformHook(BaseHook, ApiMethods):
         by then. Runs its own event loop: call it from a task, not from a coroutine.
         """
         op = resolve(operation)
-        account = self.account_id if self.account_id is not None else self.settings.account_id
-        prepared = prepare_calls(op, self.settings.base_url, account, list(calls))
+        items = list(calls)
+        prepared = self._prepare_many(op, items)
         started = time.monotonic()
         outcomes, limited = self._run_many(op, prepared, max_in_flight, start_rate)
         refused = [i for i, outcome in enumerate(outcomes) if outcome.error is not None and outcome.error.status == 401]
         if refused and self._reread_connection():  # a 401 is refused before anything is done: safe to resend
-            again, more = self._run_many(op, [prepared[i] for i in refused], max_in_flight, start_rate)
+            # Built again on what the connection holds now: its base URL and account may have changed too.
+            again_prepared = self._prepare_many(op, [items[i] for i in refused])
+            again, more = self._run_many(op, again_prepared, max_in_flight, start_rate)
             limited += more
             for index, outcome in zip(refused, again, strict=True):
                 outcomes[index] = outcome
@@ -175,7 +177,7 @@ class MessagingPlatformHook(BaseHook, ApiMethods):
     ) -> Iterator[dict[str, Any]]:
         """
         Every contact (that ``odata_filter`` selects), ``lookahead`` pages read ahead of the caller and never more
-        than ``2 * lookahead`` pages in memory (``client/pages.py``): ``iter_contacts`` without a round trip's wait
+        than ``2 * lookahead + 1`` pages in memory (``client/pages.py``): ``iter_contacts`` without a round trip's wait
         between pages. Stop early and the reading stops too.
         """
         account = account_id if account_id is not None else self.account_id or self.settings.account_id
@@ -199,6 +201,10 @@ class MessagingPlatformHook(BaseHook, ApiMethods):
         )
         for page in pages:
             yield from page
+
+    def _prepare_many(self, op: Operation, items: list[Mapping[str, Any]]) -> list[PreparedRequest]:
+        account = self.account_id if self.account_id is not None else self.settings.account_id
+        return prepare_calls(op, self.settings.base_url, account, items)
 
     def _run_many(
         self, op: Operation, prepared: list[PreparedRequest], max_in_flight: int, start_rate: float
