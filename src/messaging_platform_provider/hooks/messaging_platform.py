@@ -180,7 +180,7 @@ class MessagingPlatformHook(BaseHook, ApiMethods):
         than ``2 * lookahead + 1`` pages in memory (``client/pages.py``): ``iter_contacts`` without a round trip's wait
         between pages. Stop early and the reading stops too.
         """
-        account = account_id if account_id is not None else self.account_id or self.settings.account_id
+        account = account_id if account_id is not None else self._default_account()
         if account is None:
             raise MessagingPlatformValidationError("account_id", "is not set on the task or the connection")
         query = {"$filter": filter_expression("odata_filter", odata_filter)}
@@ -203,8 +203,11 @@ class MessagingPlatformHook(BaseHook, ApiMethods):
             yield from page
 
     def _prepare_many(self, op: Operation, items: list[Mapping[str, Any]]) -> list[PreparedRequest]:
-        account = self.account_id if self.account_id is not None else self.settings.account_id
-        return prepare_calls(op, self.settings.base_url, account, items)
+        return prepare_calls(op, self.settings.base_url, self._default_account(), items)
+
+    def _default_account(self) -> int | None:
+        """The account a call that names none acts on: the hook's, else the connection's."""
+        return self.account_id if self.account_id is not None else self.settings.account_id
 
     def _run_many(
         self, op: Operation, prepared: list[PreparedRequest], max_in_flight: int, start_rate: float
