@@ -79,6 +79,19 @@ def test_a_429_cuts_to_nine_tenths_of_last_seconds_successes_once_a_second():
     assert p.rate == MIN_RATE  # however many 429s, a call a second still goes out
 
 
+def test_a_429_early_in_a_run_counts_the_successes_over_the_time_the_run_has_had():
+    clock = Clock()
+    p = pace(clock, start_rate=80)
+    asyncio.run(p.slot())
+    for _ in range(15):
+        clock.now += 0.02
+        p.succeeded()
+    clock.now += 0.2
+    p.limited(clock.now - 0.01)
+    # 15 successes in the run's first half second: 30 a second let through, not 15
+    assert p.rate == pytest.approx(CUT_TO * 30)
+
+
 def test_the_start_rate_must_be_positive_and_max_rate_caps_it():
     with pytest.raises(ValueError):
         AdaptivePace(start_rate=0)

@@ -6,8 +6,9 @@ the first 429, grows by one call a second with every success (doubling each seco
 runs ahead of twice what succeeded in the last second plus ``start_rate``, so calls held back by something else (too
 few in flight, a slow answer) do not build a rate that was never tried.
 
-A 429 cuts it to nine tenths of the calls that succeeded in the last second, which is what the platform let through
-(to nine tenths of itself when none did: the run just began, or another client emptied the bucket). Cuts count once
+A 429 cuts it to nine tenths of the rate at which calls succeeded in the last second, which is what the platform let
+through (in a run younger than a second, the successes so far over the time it has run; to nine tenths of the rate
+itself when none succeeded: another client emptied the bucket). Cuts count once
 per second, as the 429s of calls sent before the cut say nothing new. After that it probes back up by 2 % a second,
 so a limit that was raised is found again and one that was lowered is met by the next 429.
 
@@ -59,6 +60,7 @@ class AdaptivePace:
         self._tokens = 1.0
         self._at = clock()
         self._last_cut = -math.inf
+        self._began: float | None = None  # when the first slot was asked for
         self._successes: deque[float] = deque()
         self._turn: asyncio.Lock | None = None  # made in the event loop that uses it
 
@@ -66,6 +68,7 @@ class AdaptivePace:
         """Wait until the pace allows the next call; returns the time it may be sent (for ``limited``)."""
         if self._turn is None:
             self._turn = asyncio.Lock()
+            self._began = self._clock()
         async with self._turn:  # callers wait in line; only the first one sleeps until the next token
             while True:
                 now = self._clock()
@@ -93,9 +96,11 @@ class AdaptivePace:
             return
         while self._successes and self._successes[0] < now - 1.0:
             self._successes.popleft()
-        # Nothing succeeded in the last second (the run just began, or another client emptied the account's
-        # bucket): that says nothing of the limit, so the cut is of the rate alone.
-        let_through = float(len(self._successes)) or self.rate
+        # A run younger than a second has had less than a second to succeed in: count its successes at the rate
+        # they came. Nothing succeeded (another client emptied the account's bucket): that says nothing of the
+        # limit, so the cut is of the rate alone.
+        window = 1.0 if self._began is None else min(1.0, max(now - self._began, 0.01))
+        let_through = len(self._successes) / window or self.rate
         self.rate = max(MIN_RATE, CUT_TO * min(self.rate, let_through))
         self._tokens = min(self._tokens, 1.0)
         self.slow_start = False
