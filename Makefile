@@ -6,6 +6,13 @@ BIN := $(VENV)/bin
 UV_VERSION := 0.13.9
 STAMP := $(VENV)/.installed
 
+# Our own modules are compiled once and the compiled files kept (in __pycache__, ignored by git), also where the
+# environment sets PYTHONDONTWRITEBYTECODE: `make test` starts some twenty Python processes (workers, Airflow
+# servers, `airflow dags test`, the demo), and each would compile src/ again (0.5 s of CPU), and each pytest worker
+# would rewrite the test modules' asserts again (3.5 s of CPU; pytest keeps the rewritten modules only when it may
+# write bytecode).
+unexport PYTHONDONTWRITEBYTECODE
+
 .PHONY: venv demo test lint typecheck pytest postgres graphviz fuzz mutation soak docs browser-test system-test test-matrix check-dist lock clean
 
 # The venv gets no pip of its own (ensurepip takes 7 s of a 150 s `make test`): the pip of $(PYTHON) puts uv into
