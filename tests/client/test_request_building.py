@@ -10,6 +10,7 @@ import pytest
 from messaging_platform_provider.client import MessagingPlatformValidationError
 from messaging_platform_provider.client.operations import OPERATIONS
 from messaging_platform_provider.client.request import PreparedRequest, decode, normalize_base_url, prepare
+from messaging_platform_provider.client.values import http_url
 
 BASE = "https://platform.example.com/api/v2.1"
 
@@ -46,9 +47,9 @@ def test_credentials_in_the_url_are_refused(url):
     [
         (
             "ftp://platform.example.com/api/v2.1",
-            "base_url: 'ftp://platform.example.com/api/v2.1' is not an absolute URL",
+            "base_url: is not an absolute URL with a host",
         ),
-        ("https:///api/v2.1", "base_url: 'https:///api/v2.1' is not an absolute URL"),
+        ("https:///api/v2.1", "base_url: is not an absolute URL with a host"),
     ],
 )
 def test_not_absolute_http_urls_are_refused(url, message):
@@ -63,16 +64,41 @@ def test_not_absolute_http_urls_are_refused(url, message):
 def test_query_or_fragment_is_refused(url):
     with pytest.raises(MessagingPlatformValidationError) as caught:
         normalize_base_url(url)
-    assert str(caught.value) == f"base_url: {url!r} must not carry a query or fragment"
+    assert str(caught.value) == "base_url: must not carry a query or fragment"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "key:s3cr3t-value@platform.example.com/api/v2.1",  # no scheme: urlsplit reads "key" as one
+        "https://platform.example.com/api/v2.1?token=s3cr3t-value",
+        "https://platform.example.com/s3cr3t-value",
+    ],
+)
+def test_an_error_never_repeats_the_url_which_may_hold_a_secret(url):
+    with pytest.raises(MessagingPlatformValidationError) as caught:
+        normalize_base_url(url)
+    assert "s3cr3t" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("url", "suffixes"),
+    [
+        ("user:s3cr3t-value@hooks.example.com/keyword", ()),
+        ("ftp://hooks.example.com/keyword?token=s3cr3t-value", ()),
+        ("https://media.example.com/s3cr3t-value/greeting.txt", (".mp3", ".wav")),
+    ],
+)
+def test_a_url_field_error_never_repeats_the_url(url, suffixes):
+    with pytest.raises(MessagingPlatformValidationError) as caught:
+        http_url("URL", url, suffixes)
+    assert caught.value.field == "URL" and "s3cr3t" not in str(caught.value)
 
 
 def test_only_slashes_are_trimmed_from_the_end():
     with pytest.raises(MessagingPlatformValidationError) as caught:
         normalize_base_url("https://platform.example.com/api/v2.1X")
-    assert str(caught.value) == (
-        "base_url: 'https://platform.example.com/api/v2.1X' must end with /api/v2.1, "
-        "the version segment of the service root"
-    )
+    assert str(caught.value) == ("base_url: must end with /api/v2.1, the version segment of the service root")
 
 
 # prepare

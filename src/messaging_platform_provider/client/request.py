@@ -23,7 +23,10 @@ DEFAULT_TIMEOUT = (10.0, 60.0)  # seconds: connect, read
 
 
 def normalize_base_url(base_url: str | None) -> str:
-    """Check that ``base_url`` is an absolute http(s) URL ending in ``/api/v2.1``; return it without a trailing /."""
+    """
+    Check that ``base_url`` is an absolute http(s) URL ending in ``/api/v2.1``; return it without a trailing /.
+    An error does not repeat the URL, which may hold the API secret (``key:secret@host`` with no scheme).
+    """
     if not base_url:
         raise MessagingPlatformValidationError(
             "base_url", "is not set; give the service root, for example https://platform.example.com/api/v2.1"
@@ -35,12 +38,12 @@ def normalize_base_url(base_url: str | None) -> str:
             "base_url", "must not carry credentials; the API key and secret go in login and password"
         )
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise MessagingPlatformValidationError("base_url", f"{url!r} is not an absolute URL", ["http", "https"])
+        raise MessagingPlatformValidationError("base_url", "is not an absolute URL with a host", ["http", "https"])
     if parts.query or parts.fragment:
-        raise MessagingPlatformValidationError("base_url", f"{url!r} must not carry a query or fragment")
+        raise MessagingPlatformValidationError("base_url", "must not carry a query or fragment")
     if not parts.path.endswith(API_ROOT):
         raise MessagingPlatformValidationError(
-            "base_url", f"{url!r} must end with {API_ROOT}, the version segment of the service root"
+            "base_url", f"must end with {API_ROOT}, the version segment of the service root"
         )
     return url
 

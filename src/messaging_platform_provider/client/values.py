@@ -140,14 +140,18 @@ def string_list(field: str, value: Any, *, max_length: int | None = None) -> lis
 
 
 def http_url(field: str, value: Any, suffixes: tuple[str, ...] = ()) -> str:
+    """
+    An absolute http(s) URL (of a file ending in one of ``suffixes``, when given). An error does not repeat the
+    URL: URLs carry tokens and credentials (a webhook's path, a query's ``token=``, ``user:secret@``).
+    """
     from urllib.parse import urlsplit
 
     text = str(value or "").strip()
     parts = urlsplit(text)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise MessagingPlatformValidationError(field, f"{text!r} is not an absolute http(s) URL", ["http", "https"])
+        raise MessagingPlatformValidationError(field, "is not an absolute http(s) URL with a host", ["http", "https"])
     if suffixes and not parts.path.lower().endswith(suffixes):
-        raise MessagingPlatformValidationError(field, f"{text!r} must point at a file ending in", suffixes)
+        raise MessagingPlatformValidationError(field, "must point at a file ending in", suffixes)
     return text
 
 
