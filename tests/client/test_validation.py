@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime, timezone
 
 import pendulum
@@ -11,6 +12,7 @@ from messaging_platform_provider.client import MessagingPlatformValidationError
 from messaging_platform_provider.client.schedules import schedule_body, schedule_list
 from messaging_platform_provider.client.values import comparable, http_url, int_list, month_days, positive_int
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+from messaging_platform_provider.hooks.messaging_platform_async import MessagingPlatformAsyncHook
 
 
 @pytest.mark.parametrize(
@@ -107,9 +109,21 @@ def test_bad_connection_settings_are_named(platform, monkeypatch, extra, message
 
 def test_missing_account_id_is_named(platform, monkeypatch):
     monkeypatch.setenv("AIRFLOW_CONN_MESSAGING_PLATFORM_DEFAULT", platform.connection_json(extra={"account_id": None}))
-    with pytest.raises(MessagingPlatformValidationError, match="account_id: is not set"):
+    with pytest.raises(MessagingPlatformValidationError, match="account_id: is not set") as sync_error:
         MessagingPlatformHook().list_campaigns()
     assert MessagingPlatformHook().list_campaigns(account_id=platform.seed.account_id) == []
+
+    async def read_async() -> None:
+        hook = MessagingPlatformAsyncHook()
+        try:
+            await hook.call("list_campaigns")
+        finally:
+            await hook.aclose()
+
+    with pytest.raises(MessagingPlatformValidationError) as async_error:
+        asyncio.run(read_async())
+    assert str(async_error.value) == str(sync_error.value)  # the deferrable path says the same
+    assert [r["method"] for r in platform.control.requests()] == ["GET"]  # only the call that named its account
 
 
 def test_base_url_given_as_a_full_host_is_accepted(platform, monkeypatch):

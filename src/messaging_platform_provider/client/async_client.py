@@ -16,13 +16,14 @@ from typing import Any
 
 import httpx
 
-from messaging_platform_provider.client.errors import MessagingPlatformApiError, MessagingPlatformValidationError
+from messaging_platform_provider.client.errors import MessagingPlatformApiError
 from messaging_platform_provider.client.operations import Operation, resolve
 from messaging_platform_provider.client.request import (
     DEFAULT_TIMEOUT,
     JSON_HEADERS,
     USER_AGENT,
     PreparedRequest,
+    account_for_call,
     decode,
     normalize_base_url,
     prepare,
@@ -99,9 +100,7 @@ class AsyncMessagingPlatformClient:
         **path_params: Any,
     ) -> Any:
         op = resolve(operation)
-        account = account_id if account_id is not None else self.account_id
-        if account is None:
-            raise MessagingPlatformValidationError("account_id", "is not set on the task or the connection")
+        account = account_for_call(account_id, self.account_id)
         prepared = prepare(op, self.base_url, {"account_id": account, **path_params}, body, query)
         try:
             response = await self.send(prepared)

@@ -25,7 +25,7 @@ from messaging_platform_provider.client.async_client import AsyncMessagingPlatfo
 from messaging_platform_provider.client.errors import MessagingPlatformApiError, MessagingPlatformValidationError
 from messaging_platform_provider.client.operations import Operation
 from messaging_platform_provider.client.pacing import AdaptivePace
-from messaging_platform_provider.client.request import PreparedRequest, decode, prepare
+from messaging_platform_provider.client.request import PreparedRequest, account_for_call, decode, prepare
 from messaging_platform_provider.client.retry import Failure, RetryPolicy
 
 #: calls on the wire at once unless the caller says otherwise
@@ -60,16 +60,12 @@ def prepare_calls(
     for index, call in enumerate(calls):
         values = dict(call)
         body, query = values.pop("body", None), values.pop("query", None)
-        account = values.pop("account_id", None)
-        account = account if account is not None else default_account
+        account_id = values.pop("account_id", None)
         try:
             unknown = sorted(set(values) - set(known), key=str)
             if unknown:
                 raise MessagingPlatformValidationError(str(unknown[0]), f"is not a value {op.name} takes", known)
-            if account is None:
-                raise MessagingPlatformValidationError(
-                    "account_id", "is not set: give it to the task or set Account ID on the connection"
-                )
+            account = account_for_call(account_id, default_account)
             prepared.append(prepare(op, base_url, {"account_id": account, **values}, body, query))
         except MessagingPlatformValidationError as exc:
             raise exc.within(f"calls[{index}]") from None

@@ -17,6 +17,7 @@ from messaging_platform_provider.client.request import (
     DEFAULT_TIMEOUT,
     JSON_HEADERS,
     USER_AGENT,
+    account_for_call,
     decode,
     normalize_base_url,
     prepare,
@@ -106,11 +107,7 @@ class MessagingPlatformClient(ApiMethods):
     ) -> Any:
         """Run one declared operation and return its decoded answer (a dict, a list, or ``None``)."""
         op = resolve(operation)
-        account = account_id if account_id is not None else self.account_id
-        if account is None:
-            raise MessagingPlatformValidationError(
-                "account_id", "is not set: give it to the task or set Account ID on the connection"
-            )
+        account = account_for_call(account_id, self.account_id)
         prepared = prepare(op, self.base_url, {"account_id": account, **path_params}, body, query)
         attempt = 0
         while True:

@@ -22,6 +22,16 @@ USER_AGENT = f"airflow-provider-messaging-platform/{__version__}"
 DEFAULT_TIMEOUT = (10.0, 60.0)  # seconds: connect, read
 
 
+def account_for_call(account_id: int | None, default: int | None) -> int:
+    """The account a call is for: its own ``account_id``, else the connection's; an error when neither is set."""
+    account = account_id if account_id is not None else default
+    if account is None:
+        raise MessagingPlatformValidationError(
+            "account_id", "is not set: give it to the task or set Account ID on the connection"
+        )
+    return account
+
+
 def normalize_base_url(base_url: str | None) -> str:
     """
     Check that ``base_url`` is an absolute http(s) URL ending in ``/api/v2.1``; return it without a trailing /.
