@@ -5,10 +5,12 @@ from __future__ import annotations
 import pytest
 
 from messaging_platform_provider.client import MessagingPlatformApiError
+from messaging_platform_provider.compat import AirflowException, AirflowFailException
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 from messaging_platform_provider.operators import (
     MessagingPlatformCreateExternalCouponListOperator,
     MessagingPlatformDeleteExternalCouponCodeOperator,
+    MessagingPlatformDeleteExternalCouponCodesOperator,
     MessagingPlatformDeleteExternalCouponListOperator,
     MessagingPlatformGetExternalCouponListOperator,
     MessagingPlatformListExternalCouponCodesOperator,
@@ -219,3 +221,71 @@ def test_delete_external_coupon_code_true_then_false(platform):
     assert (first["status"], second["status"]) == (200, 404)
     codes = MessagingPlatformHook().list_external_coupon_codes(made["Id"])
     assert [c["CouponCode"] for c in codes] == ["B2"]
+
+
+# -- many codes at once ------------------------------------------------------------------------------
+
+
+def test_delete_external_coupon_codes_deletes_each_once_and_counts_those_already_gone(platform):
+    made = make_list(codes=["A1", "B2", "C3", "D4"])
+    clear_requests(platform)
+    op = MessagingPlatformDeleteExternalCouponCodesOperator(
+        task_id="dcs", coupon_list_id=made["Id"], coupon_codes=["A1", "B2", "A1", "Z9", "C3"]
+    )
+    assert run(op) == {"deleted": 3, "already_gone": ["Z9"]}
+    records = platform.control.requests()
+    assert sorted(sent(r)[1].rsplit("/", 1)[1] for r in records) == ["A1", "B2", "C3", "Z9"]  # a repeat is sent once
+    assert {sent(r)[0] for r in records} == {"DELETE"}
+    codes = MessagingPlatformHook().list_external_coupon_codes(made["Id"])
+    assert [c["CouponCode"] for c in codes] == ["D4"]
+
+
+def test_delete_external_coupon_codes_tries_every_code_then_fails_without_retry_on_a_refusal(platform):
+    made = make_list(codes=["A1", "B2", "C3"])
+    platform.control.add_fault(kind="status", status=403, count=1, method="DELETE", path="/code/B2$")
+    op = MessagingPlatformDeleteExternalCouponCodesOperator(
+        task_id="dcs", coupon_list_id=made["Id"], coupon_codes=["A1", "B2", "C3"]
+    )
+    with pytest.raises(AirflowFailException, match=r"1 of 3 codes were not deleted .*'B2'.*403"):
+        run(op)
+    codes = MessagingPlatformHook().list_external_coupon_codes(made["Id"])
+    assert [c["CouponCode"] for c in codes] == ["B2"]  # the others were deleted before the task failed
+    assert run(op) == {"deleted": 1, "already_gone": ["A1", "C3"]}  # a retry deletes what is left
+
+
+def test_delete_external_coupon_codes_keeps_the_retries_when_a_retry_can_help(platform):
+    made = make_list(codes=["A1", "B2"])
+    platform.control.add_fault(kind="status", status=503, count=20, method="DELETE", path="/code/B2$")
+    op = MessagingPlatformDeleteExternalCouponCodesOperator(
+        task_id="dcs", coupon_list_id=made["Id"], coupon_codes=["A1", "B2"], missing_ok=False
+    )
+    with pytest.raises(AirflowException, match="1 of 2 codes") as caught:
+        run(op)
+    assert not isinstance(caught.value, AirflowFailException)  # 503: Airflow's retries are kept
+    op_missing = MessagingPlatformDeleteExternalCouponCodesOperator(
+        task_id="dcs", coupon_list_id=made["Id"], coupon_codes=["A1"], missing_ok=False
+    )
+    with pytest.raises(AirflowFailException, match="'A1'.*404"):  # already gone and missing_ok=False: no retry
+        run(op_missing)
+
+
+@pytest.mark.parametrize(
+    ("codes", "field"),
+    [
+        ("A1,B2", "coupon_codes"),
+        (["A1", ""], "coupon_codes[1]"),
+        (["A1", ".."], "coupon_codes[1]"),
+        (7, "coupon_codes"),
+    ],
+    ids=["text", "empty-code", "dot-segment", "number"],
+)
+def test_delete_external_coupon_codes_refuses_bad_codes_by_their_place_before_any_request(platform, codes, field):
+    with refused(field):
+        MessagingPlatformDeleteExternalCouponCodesOperator(task_id="dcs", coupon_list_id=2001, coupon_codes=codes)
+    templated = MessagingPlatformDeleteExternalCouponCodesOperator(
+        task_id="dcs", coupon_list_id=2001, coupon_codes="{{ params.codes }}"
+    )
+    templated.coupon_codes = codes  # as rendered when the task runs
+    with refused(field):
+        run(templated)
+    assert platform.control.requests() == []

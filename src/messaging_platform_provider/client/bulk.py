@@ -24,12 +24,10 @@ import httpx
 from messaging_platform_provider.client.async_client import AsyncMessagingPlatformClient
 from messaging_platform_provider.client.errors import MessagingPlatformApiError, MessagingPlatformValidationError
 from messaging_platform_provider.client.operations import Operation
-from messaging_platform_provider.client.pacing import AdaptivePace
+from messaging_platform_provider.client.pacing import DEFAULT_MAX_IN_FLIGHT, AdaptivePace
 from messaging_platform_provider.client.request import PreparedRequest, account_for_call, decode, prepare
 from messaging_platform_provider.client.retry import Failure, RetryPolicy
 
-#: calls on the wire at once unless the caller says otherwise
-DEFAULT_MAX_IN_FLIGHT = 16
 #: what an item may hold beside the path's values
 _CALL_OPTIONS = ("body", "query", "account_id")
 

@@ -24,6 +24,8 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 
+#: calls on the wire at once unless the caller says otherwise (``hook.call_many``, the bulk operators)
+DEFAULT_MAX_IN_FLIGHT = 16
 #: the least rate a cut leaves (calls a second): a platform that refuses everything is still asked now and then
 MIN_RATE = 1.0
 #: the share of last second's successes a 429 cuts the rate to

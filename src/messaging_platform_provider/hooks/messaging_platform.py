@@ -11,11 +11,11 @@ from typing import Any
 from messaging_platform_provider import compat
 from messaging_platform_provider.client.api import ApiMethods
 from messaging_platform_provider.client.async_client import AsyncMessagingPlatformClient
-from messaging_platform_provider.client.bulk import DEFAULT_MAX_IN_FLIGHT, BulkOutcome, BulkRun, prepare_calls
+from messaging_platform_provider.client.bulk import BulkOutcome, BulkRun, prepare_calls
 from messaging_platform_provider.client.client import MessagingPlatformClient
 from messaging_platform_provider.client.errors import MessagingPlatformApiError, MessagingPlatformValidationError
 from messaging_platform_provider.client.operations import Operation, Operations, resolve
-from messaging_platform_provider.client.pacing import AdaptivePace
+from messaging_platform_provider.client.pacing import DEFAULT_MAX_IN_FLIGHT, AdaptivePace
 from messaging_platform_provider.client.pages import PagesAhead
 from messaging_platform_provider.client.request import PreparedRequest
 from messaging_platform_provider.client.retry import RetryPolicy

@@ -8,11 +8,13 @@ from typing import TYPE_CHECKING, Any
 from messaging_platform_provider.client.bodies import ExternalCouponListFields, ExternalCouponListOptions
 from messaging_platform_provider.client.fields import keys
 from messaging_platform_provider.client.operations import Operations
+from messaging_platform_provider.client.pacing import DEFAULT_MAX_IN_FLIGHT
 from messaging_platform_provider.operators.base import (
     BASE_TEMPLATE_FIELDS,
     MessagingPlatformBaseOperator,
     MessagingPlatformCreateOperator,
 )
+from messaging_platform_provider.operators.literals import is_literal
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MessagingPlatformCreateExternalCouponListOperator",
     "MessagingPlatformDeleteExternalCouponCodeOperator",
+    "MessagingPlatformDeleteExternalCouponCodesOperator",
     "MessagingPlatformDeleteExternalCouponListOperator",
     "MessagingPlatformGetExternalCouponCodeOperator",
     "MessagingPlatformGetExternalCouponListOperator",
@@ -185,4 +188,102 @@ class MessagingPlatformDeleteExternalCouponCodeOperator(MessagingPlatformBaseOpe
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
         return hook.delete_external_coupon_code(
             self.coupon_list_id, self.coupon_code, missing_ok=self.missing_ok, account_id=self.account
+        )
+
+
+class MessagingPlatformDeleteExternalCouponCodesOperator(MessagingPlatformBaseOperator):
+    """
+    Delete many codes from one list: one DELETE per code, up to ``max_in_flight`` at once, at the pace the
+    platform's 429 answers allow (``hook.call_many``). Each call is retried as one delete is.
+
+    Every code is tried before the task ends. If any could not be deleted, the task then fails naming how many and
+    the first of them; a retry deletes what is left (a code already gone counts as deleted). The failure skips the
+    retries when none of the errors could change on a retry (400, 403, ...). Returns
+    ``{"deleted": n, "already_gone": [codes]}``. ``coupon_list_id`` and ``coupon_codes`` are
+    templated; ``coupon_codes`` is a list of codes, usually an upstream task's output (an ``XComArg``).
+
+    :param missing_ok: a code not on the list counts as deleted (default); ``False`` fails the task for it.
+    :param max_in_flight: calls on the wire at once (keep it at 32 or below; see ``docs/hook.md``).
+    """
+
+    operation = Operations.delete_external_coupon_code
+    template_fields = (*BASE_TEMPLATE_FIELDS, "coupon_list_id", "coupon_codes")
+
+    def __init__(
+        self,
+        *,
+        coupon_list_id: Templated[int],
+        coupon_codes: Templated[list[str]],
+        missing_ok: bool = True,
+        max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.coupon_list_id = coupon_list_id
+        self.coupon_codes = coupon_codes
+        self.missing_ok = missing_ok
+        self.max_in_flight = max_in_flight
+
+    def check_literal_values(self) -> None:
+        super().check_literal_values()
+        if is_literal(self.coupon_codes):
+            self.codes()
+
+    def codes(self) -> list[str]:
+        """The rendered codes, each checked and named by its place (``coupon_codes[2]``), repeats dropped."""
+        from messaging_platform_provider.client.errors import MessagingPlatformValidationError
+        from messaging_platform_provider.client.request import path_segment
+
+        codes = self.coupon_codes
+        if isinstance(codes, (str, bytes)) or not isinstance(codes, Iterable):
+            raise MessagingPlatformValidationError(
+                "coupon_codes",
+                f"must be a list of codes, got {type(codes).__name__}: pass a list or an upstream task's output "
+                "(a Jinja template renders to text unless the DAG sets render_template_as_native_obj=True)",
+            )
+        unique: list[str] = []
+        for index, code in enumerate(codes):
+            try:
+                path_segment(self.operation, "coupon_code", code)
+            except MessagingPlatformValidationError as exc:
+                raise MessagingPlatformValidationError(f"coupon_codes[{index}]", exc.problem) from None
+            if str(code) not in unique:
+                unique.append(str(code))
+        return unique
+
+    def addressed(self) -> str:
+        return f"coupon_list_id={self.coupon_list_id}"
+
+    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        from messaging_platform_provider.client.errors import retry_cannot_help
+        from messaging_platform_provider.compat import AirflowException, AirflowFailException
+
+        codes = self.codes()
+        calls = [{"coupon_list_id": self.coupon_list_id, "coupon_code": code} for code in codes]
+        if self.account is not None:
+            calls = [{**call, "account_id": self.account} for call in calls]
+        outcomes = hook.call_many(self.operation, calls, max_in_flight=self.max_in_flight)
+        deleted, gone, failed = 0, [], []
+        for code, outcome in zip(codes, outcomes, strict=True):
+            if outcome.ok:
+                deleted += 1
+            elif self.missing_ok and outcome.error is not None and outcome.error.status == 404:
+                gone.append(code)
+            else:
+                failed.append((code, outcome.error))
+        if failed:
+            code, error = failed[0]
+            message = (
+                f"{len(failed)} of {len(codes)} codes were not deleted from coupon list {self.coupon_list_id} "
+                f"(the others were); the first, {code!r}: {error}"
+            )
+            if all(error is not None and retry_cannot_help(error) for _, error in failed):
+                raise AirflowFailException(message)
+            raise AirflowException(message)
+        return {"deleted": deleted, "already_gone": gone}
+
+    def outcome_line(self, result: Any) -> str | None:
+        return (
+            f"delete_external_coupon_code (coupon_list_id={self.coupon_list_id}): {result['deleted']} deleted, "
+            f"{len(result['already_gone'])} already gone."
         )
