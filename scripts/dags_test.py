@@ -26,6 +26,9 @@ from airflow.configuration import conf, write_default_airflow_configuration_if_n
 
 from messaging_platform_emulator.control_client import EmulatorControl
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository: tests/support
+from tests.support.in_process_api import build_once_per_process  # noqa: E402
+
 # Airflow 3.1+ configures structlog when imported; 3.0 leaves it unconfigured outside the task process, and
 # `airflow dags test` would then print debug lines, a secret among them: filter at [logging] logging_level.
 if not structlog.is_configured():
@@ -51,6 +54,7 @@ def dags_test(dag_id: str, run_conf: dict[str, object] | None) -> str:
 
 def main(plan_path: str, results_path: str) -> int:
     write_default_airflow_configuration_if_needed()
+    build_once_per_process()
     plan = json.loads(Path(plan_path).read_text())
     control = EmulatorControl(plan["emulator"]) if plan.get("emulator") else None
     last_request = 0

@@ -48,6 +48,7 @@ from hypothesis import settings  # noqa: E402
 
 from messaging_platform_emulator.server import EmulatorServer  # noqa: E402
 from tests.support.home_scan import HomeScan  # noqa: E402
+from tests.support.in_process_api import build_once_per_process  # noqa: E402
 
 if TYPE_CHECKING:  # importing the plugin before pytest_plugins registers it makes pytest warn (no assert rewrite)
     from tests.support.platform import Platform
@@ -95,6 +96,7 @@ def airflow_db() -> None:
             assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
             migrating.rename(template)  # only a finished migration becomes the template
     shutil.copyfile(template, Path(_HOME) / "airflow.db")
+    build_once_per_process()  # dag.test()'s execution API, built once per process as on Airflow 3.3
 
 
 @pytest.fixture(scope="session")
