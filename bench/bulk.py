@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import tempfile
 import threading
@@ -279,6 +280,7 @@ def main() -> int:
         control.close()
         proc.terminate()
         proc.wait(timeout=15)
+        shutil.rmtree(folder, ignore_errors=True)  # the emulator's log and its connection file (the secret)
     return 0 if ok else 1
 
 
