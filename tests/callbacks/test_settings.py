@@ -9,6 +9,7 @@ import airflow  # noqa: F401  (the section is read where Airflow is imported: th
 import pytest
 
 from messaging_platform_provider.callbacks.settings import (
+    redact_url,
     resolve_bind_tokens,
     resolve_database_url,
     resolve_tokens,
@@ -47,3 +48,19 @@ def test_a_bad_value_in_airflows_section_is_an_error_not_ignored(monkeypatch):
     monkeypatch.setenv(SECTION + "BIND_TOKENS", "maybe")
     with pytest.raises(ValueError, match="bind_tokens must be true or false"):
         resolve_bind_tokens()
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("postgresql://app:s3cr3t@db:5432/callbacks", "postgresql://app:***@db:5432/callbacks"),
+        ("postgresql://s3cr3t@db/callbacks", "postgresql://***@db/callbacks"),  # a token as the user part
+        (
+            "postgresql://db/callbacks?sslmode=require&password=s3cr3t",
+            "postgresql://db/callbacks?sslmode=require&password=***",
+        ),
+        ("sqlite:////var/lib/callbacks@2026.db", "sqlite:////var/lib/callbacks@2026.db"),  # no credentials: as is
+    ],
+)
+def test_a_database_url_is_shown_without_its_secrets(url, shown):
+    assert redact_url(url) == shown

@@ -55,6 +55,8 @@ def test_slow_start_doubles_with_use_only():
 def test_a_429_cuts_to_nine_tenths_of_last_seconds_successes_once_a_second():
     clock = Clock()
     p = pace(clock, start_rate=400)
+    p.succeeded()  # the run's first answer, long before: the last second is a whole second
+    clock.now += 5
     for _ in range(200):
         clock.now += 0.004
         p.succeeded()
@@ -79,16 +81,17 @@ def test_a_429_cuts_to_nine_tenths_of_last_seconds_successes_once_a_second():
     assert p.rate == MIN_RATE  # however many 429s, a call a second still goes out
 
 
-def test_a_429_early_in_a_run_counts_the_successes_over_the_time_the_run_has_had():
+def test_a_429_early_in_a_run_counts_the_successes_since_the_first_answer():
     clock = Clock()
     p = pace(clock, start_rate=80)
     asyncio.run(p.slot())
+    clock.now += 0.1  # a round trip before the first answer: no success could come in it
     for _ in range(15):
-        clock.now += 0.02
         p.succeeded()
-    clock.now += 0.2
+        clock.now += 1 / 30
     p.limited(clock.now - 0.01)
-    # 15 successes in the run's first half second: 30 a second let through, not 15
+    # 15 successes in the half second since the first answer: 30 a second let through, not 15 (over a second)
+    # nor 25 (over the 0.6 s since the first call)
     assert p.rate == pytest.approx(CUT_TO * 30)
 
 

@@ -123,6 +123,9 @@ def test_missing_account_id_is_named(platform, monkeypatch):
     with pytest.raises(MessagingPlatformValidationError) as async_error:
         asyncio.run(read_async())
     assert str(async_error.value) == str(sync_error.value)  # the deferrable path says the same
+    with pytest.raises(MessagingPlatformValidationError) as stream_error:
+        next(MessagingPlatformHook().stream_contacts())  # checked as the reading starts, before any request
+    assert str(stream_error.value) == str(sync_error.value)  # and so does the read-ahead export
     assert [r["method"] for r in platform.control.requests()] == ["GET"]  # only the call that named its account
 
 

@@ -257,27 +257,25 @@ def test_delete_external_coupon_codes_keeps_the_retries_when_a_retry_can_help(pl
     made = make_list(codes=["A1", "B2"])
     platform.control.add_fault(kind="status", status=503, count=20, method="DELETE", path="/code/B2$")
     op = MessagingPlatformDeleteExternalCouponCodesOperator(
-        task_id="dcs", coupon_list_id=made["Id"], coupon_codes=["A1", "B2"], missing_ok=False
+        task_id="dcs", coupon_list_id=made["Id"], coupon_codes=["A1", "B2"]
     )
     with pytest.raises(AirflowException, match="1 of 2 codes") as caught:
         run(op)
     assert not isinstance(caught.value, AirflowFailException)  # 503: Airflow's retries are kept
-    op_missing = MessagingPlatformDeleteExternalCouponCodesOperator(
-        task_id="dcs", coupon_list_id=made["Id"], coupon_codes=["A1"], missing_ok=False
-    )
-    with pytest.raises(AirflowFailException, match="'A1'.*404"):  # already gone and missing_ok=False: no retry
-        run(op_missing)
+    platform.control.clear_faults()
+    assert run(op) == {"deleted": 1, "already_gone": ["A1"]}  # the retry: what the first try deleted is found gone
 
 
 @pytest.mark.parametrize(
     ("codes", "field"),
     [
         ("A1,B2", "coupon_codes"),
+        ({"codes": ["A1"]}, "coupon_codes"),
+        (7, "coupon_codes"),
         (["A1", ""], "coupon_codes[1]"),
         (["A1", ".."], "coupon_codes[1]"),
-        (7, "coupon_codes"),
     ],
-    ids=["text", "empty-code", "dot-segment", "number"],
+    ids=["text", "mapping", "number", "empty-code", "dot-segment"],
 )
 def test_delete_external_coupon_codes_refuses_bad_codes_by_their_place_before_any_request(platform, codes, field):
     with refused(field):
@@ -288,4 +286,25 @@ def test_delete_external_coupon_codes_refuses_bad_codes_by_their_place_before_an
     templated.coupon_codes = codes  # as rendered when the task runs
     with refused(field):
         run(templated)
+    assert platform.control.requests() == []
+
+
+@pytest.mark.parametrize(
+    ("rendered", "field"),
+    [
+        ({"coupon_list_id": ""}, "coupon_list_id"),
+        ({"account_id": "abc"}, "account_id"),
+        ({"coupon_codes": ["A1", b"B2"]}, "coupon_codes[1]"),  # from an upstream task: checked when the task runs
+    ],
+    ids=["list-id", "account-id", "bytes-code"],
+)
+def test_delete_external_coupon_codes_names_a_bad_rendered_value_as_written(platform, rendered, field):
+    op = MessagingPlatformDeleteExternalCouponCodesOperator(
+        task_id="dcs", coupon_list_id="{{ params.list }}", account_id="{{ params.account }}", coupon_codes=["A1"]
+    )
+    op.coupon_list_id, op.account_id = 2001, None
+    for name, value in rendered.items():  # as rendered when the task runs
+        setattr(op, name, value)
+    with refused(field):
+        run(op)
     assert platform.control.requests() == []

@@ -213,6 +213,13 @@ def test_error_text_never_carries_a_secret(platform):
     assert repr(old) == f"Credential(key={old.key!r}, secret='***')"
 
 
+def test_the_airflow_api_client_shows_no_credentials_of_its_url():
+    from messaging_platform_provider.rotation.airflow_api import AirflowRestApi
+
+    api = AirflowRestApi("https://admin:s3cr3t@airflow.example.com:8443/", username="admin", password="s3cr3t")
+    assert repr(api) == "AirflowRestApi(base_url='https://airflow.example.com:8443')"
+
+
 def test_an_empty_or_unknown_target_is_refused_before_any_change(platform):
     hook = MessagingPlatformHook()
     with pytest.raises(RotationError, match="holds no credential"):

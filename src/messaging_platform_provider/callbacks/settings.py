@@ -99,5 +99,10 @@ def resolve_bind_tokens(explicit: bool | None = None) -> bool:
 
 
 def redact_url(url: str) -> str:
-    """A database URL with its password hidden, for messages."""
-    return re.sub(r"(//[^:/@]+:)[^@]*@", r"\1***@", url)
+    """
+    A database URL with its secrets hidden, for messages: the password of ``user:password@``, a user part without
+    a password (``//token@host``), and query values named like a secret (``?password=...``).
+    """
+    url = re.sub(r"(//[^:/@]+:)[^@]*@", r"\1***@", url)
+    url = re.sub(r"//[^:/@]+@", "//***@", url)
+    return re.sub(r"([?&](?:password|passwd|pwd|secret|token|sslpassword)=)[^&#]*", r"\1***", url, flags=re.I)

@@ -7,8 +7,8 @@ runs ahead of twice what succeeded in the last second plus ``start_rate``, so ca
 few in flight, a slow answer) do not build a rate that was never tried.
 
 A 429 cuts it to nine tenths of the rate at which calls succeeded in the last second, which is what the platform let
-through (in a run younger than a second, the successes so far over the time it has run; to nine tenths of the rate
-itself when none succeeded: another client emptied the bucket). Cuts count once
+through (when answers have come for less than a second, the successes so far over that time; to nine tenths of the
+rate itself when none succeeded: another client emptied the bucket). Cuts count once
 per second, as the 429s of calls sent before the cut say nothing new. After that it probes back up by 2 % a second,
 so a limit that was raised is found again and one that was lowered is met by the next 429.
 
@@ -62,7 +62,7 @@ class AdaptivePace:
         self._tokens = 1.0
         self._at = clock()
         self._last_cut = -math.inf
-        self._began: float | None = None  # when the first slot was asked for
+        self._first_answer: float | None = None  # successes are counted as answers come: from the first one on
         self._successes: deque[float] = deque()
         self._turn: asyncio.Lock | None = None  # made in the event loop that uses it
 
@@ -70,7 +70,6 @@ class AdaptivePace:
         """Wait until the pace allows the next call; returns the time it may be sent (for ``limited``)."""
         if self._turn is None:
             self._turn = asyncio.Lock()
-            self._began = self._clock()
         async with self._turn:  # callers wait in line; only the first one sleeps until the next token
             while True:
                 now = self._clock()
@@ -83,6 +82,8 @@ class AdaptivePace:
 
     def succeeded(self) -> None:
         now = self._clock()
+        if self._first_answer is None:
+            self._first_answer = now
         self._successes.append(now)
         while self._successes and self._successes[0] < now - 1.0:
             self._successes.popleft()
@@ -94,14 +95,17 @@ class AdaptivePace:
     def limited(self, sent_at: float) -> None:
         """A call sent at ``sent_at`` was answered 429: cut the rate, unless a cut came after it was sent."""
         now = self._clock()
+        if self._first_answer is None:
+            self._first_answer = now
         if sent_at < self._last_cut or now - self._last_cut < 1.0:
             return
         while self._successes and self._successes[0] < now - 1.0:
             self._successes.popleft()
-        # A run younger than a second has had less than a second to succeed in: count its successes at the rate
-        # they came. Nothing succeeded (another client emptied the account's bucket): that says nothing of the
-        # limit, so the cut is of the rate alone.
-        window = 1.0 if self._began is None else min(1.0, max(now - self._began, 0.01))
+        # Answers that came for less than a second (a young run): count the successes at the rate they came, over
+        # the time since the first answer (not the first call: a round trip passes before any success can come).
+        # Nothing succeeded (another client emptied the account's bucket): that says nothing of the limit, so the
+        # cut is of the rate alone.
+        window = min(1.0, max(now - self._first_answer, 0.01))
         let_through = len(self._successes) / window or self.rate
         self.rate = max(MIN_RATE, CUT_TO * min(self.rate, let_through))
         self._tokens = min(self._tokens, 1.0)

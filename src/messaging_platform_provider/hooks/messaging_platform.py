@@ -17,7 +17,7 @@ from messaging_platform_provider.client.errors import MessagingPlatformApiError,
 from messaging_platform_provider.client.operations import Operation, Operations, resolve
 from messaging_platform_provider.client.pacing import DEFAULT_MAX_IN_FLIGHT, AdaptivePace
 from messaging_platform_provider.client.pages import PagesAhead
-from messaging_platform_provider.client.request import PreparedRequest
+from messaging_platform_provider.client.request import PreparedRequest, account_for_call
 from messaging_platform_provider.client.retry import RetryPolicy
 from messaging_platform_provider.client.values import filter_expression
 from messaging_platform_provider.compat import BaseHook, mask_secret
@@ -180,9 +180,7 @@ class MessagingPlatformHook(BaseHook, ApiMethods):
         than ``2 * lookahead + 1`` pages in memory (``client/pages.py``): ``iter_contacts`` without a round trip's wait
         between pages. Stop early and the reading stops too.
         """
-        account = account_id if account_id is not None else self._default_account()
-        if account is None:
-            raise MessagingPlatformValidationError("account_id", "is not set on the task or the connection")
+        account = account_for_call(account_id, self._default_account())
         query = {"$filter": filter_expression("odata_filter", odata_filter)}
 
         def make_client() -> AsyncMessagingPlatformClient:

@@ -196,13 +196,13 @@ class MessagingPlatformDeleteExternalCouponCodesOperator(MessagingPlatformBaseOp
     Delete many codes from one list: one DELETE per code, up to ``max_in_flight`` at once, at the pace the
     platform's 429 answers allow (``hook.call_many``). Each call is retried as one delete is.
 
-    Every code is tried before the task ends. If any could not be deleted, the task then fails naming how many and
-    the first of them; a retry deletes what is left (a code already gone counts as deleted). The failure skips the
-    retries when none of the errors could change on a retry (400, 403, ...). Returns
-    ``{"deleted": n, "already_gone": [codes]}``. ``coupon_list_id`` and ``coupon_codes`` are
+    The codes are wanted off the list: one that is not on it is no failure, it is listed in ``already_gone``. That
+    is also what makes a retry safe: the codes an earlier try deleted are found gone. Every code is tried before the
+    task ends. If any could not be deleted, the task then fails naming how many and the first of them, and a retry
+    deletes what is left; the failure skips the retries when none of the errors could change on a retry (400, 403,
+    ...). Returns ``{"deleted": n, "already_gone": [codes]}``. ``coupon_list_id`` and ``coupon_codes`` are
     templated; ``coupon_codes`` is a list of codes, usually an upstream task's output (an ``XComArg``).
 
-    :param missing_ok: a code not on the list counts as deleted (default); ``False`` fails the task for it.
     :param max_in_flight: calls on the wire at once (keep it at 32 or below; see ``docs/hook.md``).
     """
 
@@ -214,14 +214,12 @@ class MessagingPlatformDeleteExternalCouponCodesOperator(MessagingPlatformBaseOp
         *,
         coupon_list_id: Templated[int],
         coupon_codes: Templated[list[str]],
-        missing_ok: bool = True,
         max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.coupon_list_id = coupon_list_id
         self.coupon_codes = coupon_codes
-        self.missing_ok = missing_ok
         self.max_in_flight = max_in_flight
 
     def check_literal_values(self) -> None:
@@ -235,39 +233,47 @@ class MessagingPlatformDeleteExternalCouponCodesOperator(MessagingPlatformBaseOp
         from messaging_platform_provider.client.request import path_segment
 
         codes = self.coupon_codes
-        if isinstance(codes, (str, bytes)) or not isinstance(codes, Iterable):
+        if isinstance(codes, (str, bytes, Mapping)) or not isinstance(codes, Iterable):
             raise MessagingPlatformValidationError(
                 "coupon_codes",
                 f"must be a list of codes, got {type(codes).__name__}: pass a list or an upstream task's output "
                 "(a Jinja template renders to text unless the DAG sets render_template_as_native_obj=True)",
             )
-        unique: list[str] = []
+        unique: dict[str, None] = {}  # ordered, and a repeat found at once
         for index, code in enumerate(codes):
             try:
+                if not isinstance(code, str):
+                    raise MessagingPlatformValidationError("coupon_code", f"must be text, got {type(code).__name__}")
                 path_segment(self.operation, "coupon_code", code)
             except MessagingPlatformValidationError as exc:
                 raise MessagingPlatformValidationError(f"coupon_codes[{index}]", exc.problem) from None
-            if str(code) not in unique:
-                unique.append(str(code))
-        return unique
+            unique[code] = None
+        return list(unique)
 
     def addressed(self) -> str:
-        return f"coupon_list_id={self.coupon_list_id}"
+        codes = self.coupon_codes
+        count = f", {len(codes)} codes" if isinstance(codes, (list, tuple)) else ""
+        return f"coupon_list_id={self.coupon_list_id}{count}"
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
         from messaging_platform_provider.client.errors import retry_cannot_help
+        from messaging_platform_provider.client.request import path_segment
         from messaging_platform_provider.compat import AirflowException, AirflowFailException
 
-        codes = self.codes()
-        calls = [{"coupon_list_id": self.coupon_list_id, "coupon_code": code} for code in codes]
+        # Named as written before anything is sent, not as an item of the calls below (``calls[0].coupon_list_id``).
+        path_segment(self.operation, "coupon_list_id", self.coupon_list_id)
         if self.account is not None:
-            calls = [{**call, "account_id": self.account} for call in calls]
-        outcomes = hook.call_many(self.operation, calls, max_in_flight=self.max_in_flight)
+            path_segment(self.operation, "account_id", self.account)
+        codes = self.codes()
+        ids = {"coupon_list_id": self.coupon_list_id, "account_id": self.account}
+        outcomes = hook.call_many(
+            self.operation, [{**ids, "coupon_code": code} for code in codes], max_in_flight=self.max_in_flight
+        )
         deleted, gone, failed = 0, [], []
         for code, outcome in zip(codes, outcomes, strict=True):
             if outcome.ok:
                 deleted += 1
-            elif self.missing_ok and outcome.error is not None and outcome.error.status == 404:
+            elif outcome.error is not None and outcome.error.status == 404:
                 gone.append(code)
             else:
                 failed.append((code, outcome.error))

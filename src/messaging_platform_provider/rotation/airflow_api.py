@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import requests
 
@@ -109,7 +109,9 @@ class AirflowRestApi:
         self.session.verify = verify
 
     def __repr__(self) -> str:
-        return f"AirflowRestApi(base_url={self.base_url!r})"
+        parts = urlsplit(self.base_url)  # scheme, host and port only: a host field may carry user:password@
+        port = f":{parts.port}" if parts.port else ""
+        return f"AirflowRestApi(base_url='{parts.scheme}://{parts.hostname}{port}')"
 
     @classmethod
     def from_connection(cls, conn_id: str = DEFAULT_AIRFLOW_API_CONN_ID) -> AirflowRestApi:
