@@ -38,8 +38,9 @@ VERSIONS = {
 }
 
 
-#: The order the matrix starts the versions in: the longest runs first (measured: 3.2, 3.0, 3.1, 3.3).
-SLOWEST_FIRST = ("3.2", "3.0", "3.1", "3.3")
+#: The order the matrix starts the versions in: the longest runs first (measured 2026-11-25, two side by side:
+#: 3.0 407 s, 3.3 394 s, 3.2 387 s, 3.1 363 s).
+SLOWEST_FIRST = ("3.0", "3.3", "3.2", "3.1")
 NEWEST = max(VERSIONS, key=lambda minor: tuple(int(part) for part in minor.split(".")))
 
 #: what differs on each version, for the compatibility table (the capabilities are detected in ``compat.py``)
