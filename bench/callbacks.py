@@ -176,7 +176,11 @@ def main() -> int:
     parser.add_argument("--database-url", default=None, help="the store (default: a new SQLite file)")
     parser.add_argument("--receivers", type=int, default=1, help="receiver processes sharing the store")
     args = parser.parse_args()
-    folder = Path(tempfile.mkdtemp(prefix="bench-callbacks-"))
+    with tempfile.TemporaryDirectory(prefix="bench-callbacks-") as folder:  # the store and the receivers' home
+        return run(args, Path(folder))
+
+
+def run(args: argparse.Namespace, folder: Path) -> int:
     database_url = args.database_url or f"sqlite:///{folder / 'callbacks.db'}"
     sends, valid_ids, bad_ids = plan(args.posts, args.seed)
     to = targets(sends, args.receivers)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -85,6 +86,7 @@ def main() -> int:
     finally:
         emulator.terminate()
         emulator.wait(timeout=15)
+        shutil.rmtree(folder, ignore_errors=True)  # the emulator's log and its connection file (the secret)
 
 
 if __name__ == "__main__":

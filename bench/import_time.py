@@ -34,17 +34,21 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
-    env = {**os.environ, "AIRFLOW_HOME": tempfile.mkdtemp()}
+    with tempfile.TemporaryDirectory() as home:
+        return measure(args.runs, {**os.environ, "AIRFLOW_HOME": home})
+
+
+def measure(runs: int, env: dict[str, str]) -> int:
     code = "import airflow.sdk; import messaging_platform_provider.operators"
     sdk, ours = [], []
-    for _ in range(args.runs):
+    for _ in range(runs):
         out = subprocess.run(
             [sys.executable, "-X", "importtime", "-c", code], env=env, capture_output=True, text=True, check=True
         )
         sdk.append(cumulative_us(out.stderr, "airflow.sdk"))
         ours.append(cumulative_us(out.stderr, "messaging_platform_provider.operators"))
     sdk_ms, ours_ms = statistics.median(sdk) / 1000, statistics.median(ours) / 1000
-    print(f"runs: {args.runs} fresh interpreters (median)")
+    print(f"runs: {runs} fresh interpreters (median)")
     print(f"import airflow.sdk:                         {sdk_ms:8.1f} ms")
     met = ours_ms < TARGET_MS
     print(f"then import messaging_platform_provider.operators: {ours_ms:8.1f} ms  (target < {TARGET_MS} ms)")

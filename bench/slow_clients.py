@@ -153,7 +153,11 @@ def main() -> int:
     args = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # this process holds the slow connections
-    folder = Path(tempfile.mkdtemp(prefix="bench-slow-clients-"))
+    with tempfile.TemporaryDirectory(prefix="bench-slow-clients-") as folder:  # the store and the receiver's log
+        return run(args, Path(folder))
+
+
+def run(args: argparse.Namespace, folder: Path) -> int:
     receiver, url, database_url = start_receiver(folder, args.fd_limit, args.receiver_args)
     try:
         results, attackers, wall = asyncio.run(

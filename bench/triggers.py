@@ -39,6 +39,7 @@ import asyncio
 import gc
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -560,6 +561,7 @@ def main() -> int:
     finally:
         proc.terminate()
         proc.wait(timeout=15)
+        shutil.rmtree(folder, ignore_errors=True)  # the emulator's log and its connection file (the secret)
 
     results = [report_triggers(run, stats, args.poll_interval) for run in (as_is, frozen)]
     report_pokes(as_is, pokes, args.poke_interval, poke_opened)
