@@ -15,6 +15,7 @@ from messaging_platform_provider.client import MessagingPlatformApiError
 from messaging_platform_provider.client.operations import OPERATIONS
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 from messaging_platform_provider.operators import (
+    MessagingPlatformCreateCampaignCouponOperator,
     MessagingPlatformCreateCampaignOperator,
     MessagingPlatformCreateScheduleOperator,
     MessagingPlatformDeleteCampaignOperator,
@@ -71,6 +72,37 @@ def test_a_retried_create_logs_that_it_adopted_the_earlier_trys_resource(platfor
     assert logs.info() == []  # the first try made it, but never heard so
     run(op, context)
     assert logs.info() == ["create_campaign: adopted Id 3001, made by an earlier try of this task."]
+
+
+def test_a_retry_after_the_first_try_heard_its_answer_logs_that_it_adopted_that_resource(platform, logs):
+    """The first try heard the answer and kept the new id in the task's state (then failed later, say); the retry
+    reads that id back and logs the adoption, not a create."""
+    op = MessagingPlatformCreateCampaignOperator(task_id="c", name="Spring", campaign_type="Basic")
+    context = task_context(op, store=InMemoryStore())
+    run(op, context)
+    assert logs.info() == ["create_campaign: created Id 3001."]
+    logs.clear()
+    run(op, context)
+    assert logs.info() == ["create_campaign: adopted Id 3001, made by an earlier try of this task."]
+    assert [r["method"] for r in platform.control.requests()].count("POST") == 1
+
+
+def test_a_retried_create_of_the_one_resource_of_a_parent_logs_that_it_adopted_it(platform, logs):
+    """A campaign holds one coupon definition: the retry after a lost answer adopts the one the first try made."""
+    MessagingPlatformHook().create_campaign(name="Coupons", campaign_type="Coupon")
+    op = MessagingPlatformCreateCampaignCouponOperator(
+        task_id="define", campaign_id=3001, coupon_type="Static", static_code="SPRING10"
+    )
+    context = task_context(op, store=InMemoryStore())
+    platform.control.add_fault(kind="commit_then_drop", method="POST", path="/coupon$", count=1)
+    logs.clear()
+    with pytest.raises(MessagingPlatformApiError):
+        run(op, context)
+    assert logs.info() == []
+    run(op, context)
+    assert logs.info() == [
+        "create_campaign_coupon (campaign_id=3001): adopted it, made by an earlier try of this task."
+    ]
 
 
 def test_a_create_on_a_parent_names_the_parent(platform, logs):
