@@ -8,6 +8,7 @@ second (a process that lives less than a quarter second is missed; the total fro
 `make test` failed or took 150 s or more. The clone is removed at the end; `--keep` keeps it.
 
     .venv/bin/python bench/make_test.py            # figures in docs/testing.md
+    .venv/bin/python bench/make_test.py --rev A    # another commit; alternate two to compare them in one hour
 """
 
 from __future__ import annotations
@@ -86,10 +87,12 @@ def kind(cmdline: str) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--keep", action="store_true", help="keep the clone and its log")
+    parser.add_argument("--rev", default="HEAD", help="the commit to measure (default: HEAD)")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="make-test-bench-"))
     clone = folder / "repo"
     subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], check=True)
+    subprocess.run(["git", "checkout", "-q", args.rev], cwd=clone, check=True)
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=clone, capture_output=True, text=True).stdout
     cpu: dict[tuple[str, int], list] = {}
     stop = threading.Event()
