@@ -119,6 +119,11 @@ def main() -> int:
     print(f"\n{'CPU s':>7}  {'procs':>5}  process (sampled from /proc)")
     for name, used in by_kind.most_common():
         print(f"{used:7.1f}  {count[name]:5d}  {name}")
+    others = sorted(((used, cmdline) for cmdline, used in cpu.values() if kind(cmdline) == "other"), reverse=True)
+    if others:
+        print('\nthe largest of "other":')
+        for used, cmdline in others[:5]:
+            print(f"{used:7.1f}  {cmdline.strip()[:110]}")
     met = code == 0 and wall < TARGET_S
     print(f"\ntarget: under {TARGET_S:.0f} s: {'met' if met else 'MISSED'} ({wall:.1f} s)")
     if args.keep or code != 0:
