@@ -220,59 +220,82 @@ async def reads_or_end(task: asyncio.Task[Any], reads: Callable[[], Awaitable[in
 # -- the event loop: nothing blocks it, and one connection shares one client -------------------------------
 
 
-def test_what_a_trigger_imports_in_the_event_loop_is_light():
+#: A fresh process, as the triggerer is one: Airflow loaded, then our trigger modules imported (which third-party and
+#: client modules that brought), then one trigger run; the garbage collector's freeze count before and after it.
+TRIGGERER_PROBE = """
+import asyncio, gc, json, sys, airflow.triggers.base, airflow.sdk, httpx
+before = set(sys.modules)
+import messaging_platform_provider.triggers.schedule, messaging_platform_provider.triggers.callback
+import messaging_platform_provider.triggers.pool
+ours = {'messaging_platform_provider', 'airflow', *sys.stdlib_module_names}
+third_party = sorted(m for m in set(sys.modules) - before if m.split('.')[0] not in ours)
+client = sorted(m for m in sys.modules if m.startswith('messaging_platform_provider.client.'))
+from messaging_platform_provider.triggers.schedule import MessagingPlatformScheduleTrigger
+frozen_before = gc.get_freeze_count()
+t = MessagingPlatformScheduleTrigger(conn_id='messaging_platform_default', action_id=5001,
+    schedule_ids=[999999], poll_interval=0.01)
+event = asyncio.run(anext(t.run()))
+print(json.dumps({'third_party': third_party, 'client': client, 'frozen': [frozen_before, gc.get_freeze_count()],
+    'outcome': event.payload['outcome']}))
+"""
+
+
+@pytest.fixture(scope="module")
+def triggerer_probes() -> dict[str | None, dict[str, Any]]:
+    """The probe's findings by freeze setting, each probe run once: starting Airflow costs 3 s of CPU a process."""
+    return {}
+
+
+@pytest.fixture
+def triggerer_probe(platform, triggerer_probes) -> Callable[[str | None], dict[str, Any]]:
+    """``probe(setting)``: what ``TRIGGERER_PROBE`` found with ``MESSAGING_PLATFORM_TRIGGERER_FREEZE_HEAP`` so."""
+    import os
+
+    def probe(setting: str | None) -> dict[str, Any]:
+        if setting not in triggerer_probes:
+            env = {**os.environ, "AIRFLOW_CONN_MESSAGING_PLATFORM_DEFAULT": platform.connection_json()}
+            env.pop("MESSAGING_PLATFORM_TRIGGERER_FREEZE_HEAP", None)
+            if setting is not None:
+                env["MESSAGING_PLATFORM_TRIGGERER_FREEZE_HEAP"] = setting
+            command = [sys.executable, "-c", TRIGGERER_PROBE]
+            out = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
+            assert out.returncode == 0, out.stderr[-2000:]
+            triggerer_probes[setting] = json.loads(out.stdout.strip().splitlines()[-1])
+        return triggerer_probes[setting]
+
+    return probe
+
+
+@pytest.mark.xdist_group("triggerer_probe")  # one worker runs both tests on the default setting's probe
+def test_what_a_trigger_imports_in_the_event_loop_is_light(triggerer_probe):
     """
     The triggerer imports a trigger's module, and our triggers import their client, on its event loop: an import
     of the synchronous client (``requests`` and every API method) there blocked the loop for 0.3 s and made the
     triggerer log "async thread was blocked". In a fresh process, as the triggerer has Airflow loaded.
     """
-    probe = (
-        "import sys, airflow.triggers.base, airflow.sdk, httpx\n"
-        "before = set(sys.modules)\n"
-        "import messaging_platform_provider.triggers.schedule, messaging_platform_provider.triggers.callback\n"
-        "import messaging_platform_provider.triggers.pool\n"
-        "ours = {'messaging_platform_provider', 'airflow', *sys.stdlib_module_names}\n"
-        "print(sorted(m for m in set(sys.modules) - before if m.split('.')[0] not in ours))\n"
-        "print(sorted(m for m in sys.modules if m.startswith('messaging_platform_provider.client.')))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr[-2000:]
-    third_party, ours = (eval(line) for line in out.stdout.strip().splitlines()[-2:])
-    assert third_party == [], third_party  # no third-party module beyond what Airflow and httpx already brought
+    found = triggerer_probe(None)
+    assert found["third_party"] == []  # no third-party module beyond what Airflow and httpx already brought
+    ours = found["client"]
+    assert "messaging_platform_provider.client.async_client" in ours  # the probe saw the trigger's own client
     assert "messaging_platform_provider.client.client" not in ours
     assert not [m for m in ours if m.startswith("messaging_platform_provider.client.api")], ours
 
 
+@pytest.mark.xdist_group("triggerer_probe")
 @pytest.mark.parametrize("setting", [None, "false"], ids=["default", "turned-off"])
-def test_the_first_trigger_in_a_process_freezes_the_start_up_heap(platform, setting):
+def test_the_first_trigger_in_a_process_freezes_the_start_up_heap(triggerer_probe, setting):
     """
     A full garbage collection over the triggerer's start-up heap (Airflow's imports: ~280,000 objects) took
     0.22-0.48 s on the event loop and the triggerer logged "async thread was blocked". The first trigger run
     freezes that heap, so collections skip it. In a fresh process, as a triggerer runs the trigger.
     """
-    import os
-
-    probe = (
-        "import asyncio, gc, airflow.triggers.base, airflow.sdk, httpx\n"
-        "from messaging_platform_provider.triggers.schedule import MessagingPlatformScheduleTrigger\n"
-        "before = gc.get_freeze_count()\n"
-        "t = MessagingPlatformScheduleTrigger(conn_id='messaging_platform_default', action_id=5001,\n"
-        "    schedule_ids=[999999], poll_interval=0.01)\n"
-        "event = asyncio.run(anext(t.run()))\n"
-        "print(before, gc.get_freeze_count(), event.payload['outcome'])\n"
-    )
-    env = {**os.environ, "AIRFLOW_CONN_MESSAGING_PLATFORM_DEFAULT": platform.connection_json()}
-    env.pop("MESSAGING_PLATFORM_TRIGGERER_FREEZE_HEAP", None)
-    if setting is not None:
-        env["MESSAGING_PLATFORM_TRIGGERER_FREEZE_HEAP"] = setting
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, env=env)
-    assert out.returncode == 0, out.stderr[-2000:]
-    before, after, outcome = out.stdout.split()[-3:]
-    assert (int(before), outcome) == (0, "failure")  # 404: the schedule does not exist, the run ended at once
+    found = triggerer_probe(setting)
+    before, after = found["frozen"]
+    assert (before, found["outcome"]) == (0, "failure")  # 404: the schedule does not exist, the run ended at once
     if setting is None:
-        assert int(after) > 100_000  # Airflow's start-up heap, now skipped by every collection
+        assert after > 100_000  # Airflow's start-up heap, now skipped by every collection
     else:
-        assert int(after) == 0
+        assert after == 0
 
 
 @pytest.fixture
