@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tests.support.paths import EXAMPLE_DAGS, TEST_DAGS
+from tests.support.xdist_groups import module_fixture_uses, split_module_fixtures
 
 # Each pytest process (each xdist worker too) has its own AIRFLOW_HOME, and with it its own metadata database.
 _HOME = tempfile.mkdtemp(prefix="messaging-platform-tests-airflow-")
@@ -134,9 +135,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     Under pytest-xdist, the slow tests first (a stable sort, so pytest-randomly's order holds otherwise): the workers
     start on the long ones and end on short ones, instead of one worker running a long test while the others have
     nothing left. A run in one process keeps its order (``make mutation`` runs the fastest first).
+    And the tests that share a module-scoped fixture share an xdist group (``tests/support/xdist_groups.py``).
     """
     if hasattr(config, "workerinput"):
         items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    split = split_module_fixtures(module_fixture_uses(items))
+    if split:
+        raise pytest.UsageError(
+            f"module-scoped fixtures used by tests of different xdist groups (set up again on each worker): {split}"
+        )
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

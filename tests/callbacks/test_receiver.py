@@ -340,6 +340,7 @@ def api_server_app_posts(postgres_server, tmp_path_factory) -> dict[str, Any]:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("api_server_app")  # both backends on one worker, so that the app is built once
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
 def test_airflow_api_server_mounts_the_receiver_through_the_plugin_entry_point(api_server_app_posts, backend):
     """The real API server app, in a subprocess: plugins load once."""

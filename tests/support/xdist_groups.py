@@ -1,0 +1,40 @@
+"""
+A module-scoped fixture is set up once per pytest-xdist worker that runs a test using it. One that starts a process
+or builds an app (Airflow's API server app, a DAG run, the docs build) runs again on every worker its tests land on,
+unless they share an ``xdist_group``: the plugin-mount tests' Airflow app was built twice in some runs (9 s of CPU
+each). ``pytest_collection_modifyitems`` in ``tests/conftest.py`` refuses such a collection.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+import pytest
+
+
+def xdist_group(item: pytest.Item) -> str | None:
+    marker = item.get_closest_marker("xdist_group")
+    if marker is None:
+        return None
+    return str(marker.args[0] if marker.args else marker.kwargs["name"])
+
+
+def module_fixture_uses(items: Iterable[pytest.Item]) -> Iterable[tuple[str, str | None]]:
+    """(``module::fixture``, the test's xdist group) for each module-scoped fixture of the suite each test uses."""
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        if info is None:
+            continue
+        for name in info.names_closure:
+            definitions = info.name2fixturedefs.get(name)
+            if definitions and definitions[-1].scope == "module" and definitions[-1].baseid.startswith("tests/"):
+                yield f"{definitions[-1].baseid}::{name}", xdist_group(item)
+
+
+def split_module_fixtures(uses: Iterable[tuple[str, str | None]]) -> list[str]:
+    """The fixtures used by more than one test where those tests are not all in the same xdist group."""
+    groups: dict[str, list[str | None]] = defaultdict(list)
+    for fixture, group in uses:
+        groups[fixture].append(group)
+    return sorted(f for f, g in groups.items() if len(g) > 1 and (None in g or len(set(g)) > 1))

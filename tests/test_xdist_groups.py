@@ -1,0 +1,30 @@
+"""The collection check that keeps each module-scoped fixture on one pytest-xdist worker."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.xdist_groups import module_fixture_uses, split_module_fixtures
+
+APP = "tests/callbacks/test_receiver.py::api_server_app_posts"
+DAG = "tests/example_dags/test_messaging_platform_campaign_launch.py::dag"
+
+
+def test_a_fixture_whose_tests_are_in_one_group_or_that_one_test_uses_passes():
+    assert split_module_fixtures([(APP, "api_server_app"), (APP, "api_server_app"), (DAG, None)]) == []
+
+
+def test_a_fixture_whose_tests_have_no_group_or_different_ones_is_named():
+    assert split_module_fixtures([(APP, None), (APP, None)]) == [APP]  # the plugin-mount tests before their group
+    assert split_module_fixtures([(DAG, "a"), (DAG, "b"), (APP, "x"), (APP, None)]) == [APP, DAG]
+
+
+@pytest.fixture(scope="module")
+def once_per_module() -> str:
+    return "set up"
+
+
+@pytest.mark.xdist_group("probe_group")
+def test_a_tests_module_fixtures_and_group_are_read_from_pytest(once_per_module, request: pytest.FixtureRequest):
+    uses = list(module_fixture_uses([request.node]))
+    assert uses == [("tests/test_xdist_groups.py::once_per_module", "probe_group")]
