@@ -132,7 +132,7 @@ def main() -> int:
     if others:
         print('\nthe largest of "other":')
         for used, cmdline in others[:5]:
-            print(f"{used:7.1f}  {cmdline.strip()[:110]}")
+            print(f"{used:7.1f}  {' '.join(cmdline.split())[:110]}")
     met = code == 0 and wall < TARGET_S
     print(f"\ntarget: under {TARGET_S:.0f} s: {'met' if met else 'MISSED'} ({wall:.1f} s)")
     if args.keep or code != 0:
