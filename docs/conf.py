@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import atexit
 import inspect
 import os
-import shutil
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-# Importing the provider imports Airflow, which reads AIRFLOW_HOME: never touch a real one while building docs. The
-# throwaway home is removed when the build ends.
-if "AIRFLOW_HOME" not in os.environ:
-    os.environ["AIRFLOW_HOME"] = tempfile.mkdtemp(prefix="messaging-platform-docs-airflow-")
-    atexit.register(shutil.rmtree, os.environ["AIRFLOW_HOME"], ignore_errors=True)
+# Importing the provider imports Airflow, which reads AIRFLOW_HOME: never touch a real one while building docs.
+os.environ.setdefault("AIRFLOW_HOME", tempfile.mkdtemp(prefix="messaging-platform-docs-airflow-"))
 
 project = "airflow-provider-messaging-platform"
 author = "airflow-provider-messaging-platform contributors"

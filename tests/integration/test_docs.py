@@ -5,12 +5,10 @@ drawn when it is built; and no page sends readers to documents they do not have.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -34,38 +32,19 @@ DIAGRAMS = {"platform": 2, "retry-safe-creates": 1, "rotation": 1, "callbacks": 
 UNSHARED_DOCUMENT = re.compile(r"\bspecs?\b|§|platform[ -]facts|\bthe facts\b", re.IGNORECASE)
 
 
-DOCS_HOMES = "messaging-platform-docs-airflow-*"  # docs/conf.py's throwaway AIRFLOW_HOME
-
-
 @pytest.fixture(scope="module")
-def docs_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, set[Path]]:
-    """
-    The site, built once for the tests of this module (one xdist worker: ``xdist_group("docs_build")``) as
-    ``make docs`` builds it (no AIRFLOW_HOME set), and the throwaway Airflow homes the build left in the temp folder.
-    """
+def built_docs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site, built once for the tests of this module (one xdist worker: ``xdist_group("docs_build")``)."""
     assert shutil.which("dot"), "the docs' diagrams need Graphviz's dot: `make pytest` installs Debian's graphviz"
     out = tmp_path_factory.mktemp("docs")
-    homes_before = set(Path(tempfile.gettempdir()).glob(DOCS_HOMES))
     run = subprocess.run(
         [sys.executable, "-m", "sphinx", "-q", "-W", "--keep-going", "-b", "html", str(DOCS), str(out)],
         capture_output=True,
         text=True,
         timeout=300,
-        env={k: v for k, v in os.environ.items() if k != "AIRFLOW_HOME"},
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    return out, set(Path(tempfile.gettempdir()).glob(DOCS_HOMES)) - homes_before
-
-
-@pytest.fixture(scope="module")
-def built_docs(docs_build: tuple[Path, set[Path]]) -> Path:
-    return docs_build[0]
-
-
-@pytest.mark.slow
-@pytest.mark.xdist_group("docs_build")
-def test_the_build_removes_its_throwaway_airflow_home(docs_build):
-    assert docs_build[1] == set()
+    return out
 
 
 @pytest.mark.slow
