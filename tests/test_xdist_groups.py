@@ -1,10 +1,10 @@
-"""The collection check that keeps each module-scoped fixture on one pytest-xdist worker."""
+"""The collection checks that keep each module-scoped fixture on one pytest-xdist worker, and DAG runs on two."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.support.xdist_groups import module_fixture_uses, split_module_fixtures
+from tests.support.xdist_groups import module_fixture_uses, outside_groups, split_module_fixtures
 
 APP = "tests/callbacks/test_receiver.py::api_server_app_posts"
 DAG = "tests/example_dags/test_messaging_platform_campaign_launch.py::dag"
@@ -28,3 +28,12 @@ def once_per_module() -> str:
 def test_a_tests_module_fixtures_and_group_are_read_from_pytest(once_per_module, request: pytest.FixtureRequest):
     uses = list(module_fixture_uses([request.node]))
     assert uses == [("tests/test_xdist_groups.py::once_per_module", "probe_group")]
+
+
+@pytest.mark.xdist_group("probe_group")
+def test_a_test_using_a_fixture_outside_the_groups_allowed_for_it_is_named(
+    once_per_module, request: pytest.FixtureRequest
+):
+    assert outside_groups([request.node], "once_per_module", ["probe_group", "other"]) == []
+    assert outside_groups([request.node], "once_per_module", ["dag_runs"]) == [request.node.nodeid]
+    assert outside_groups([request.node], "tmp_path", ["dag_runs"]) == []  # a fixture it does not use

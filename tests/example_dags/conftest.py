@@ -13,5 +13,5 @@ import pytest
 
 
 @pytest.fixture(autouse=True)
-def _migrated_metadata_database(airflow_db: None) -> None:
+def _migrated_metadata_database(dag_runs: None) -> None:
     """The suite's stand-in for the user's ``airflow db migrate``."""

@@ -17,7 +17,7 @@ from airflow.models import DagBag
 from messaging_platform_emulator.pytest_plugin import MessagingPlatform
 
 DAG_ID = "messaging_platform_campaign_launch"
-pytestmark = pytest.mark.xdist_group("campaign_launch_dag")  # the DAG is read once, on one worker
+pytestmark = pytest.mark.xdist_group("dag_runs")  # the suite runs DAGs on two workers (tests/conftest.py)
 CALLBACK_URL = "https://airflow.example.com/messaging-platform/callbacks"
 
 

@@ -18,6 +18,8 @@ from messaging_platform_provider.hooks.messaging_platform import MessagingPlatfo
 from tests.support.airflow_versions import dag_bag
 from tests.support.paths import EXAMPLE_DAGS
 
+pytestmark = pytest.mark.xdist_group("dag_runs")
+
 WRITES = ("POST", "PUT", "DELETE")
 LONG_CODE = "+15125550100"
 WALKTHROUGH = {"from_long_code": LONG_CODE, "call_to": "+15550100007"}
@@ -46,7 +48,7 @@ def deletes(platform) -> list[str]:
     ]
 
 
-def test_schedule_reconcile_converges_and_a_second_run_changes_nothing(platform, airflow_db):
+def test_schedule_reconcile_converges_and_a_second_run_changes_nothing(platform, dag_runs):
     hook = MessagingPlatformHook()
     action_id = platform.seed.action_id
     stale = hook.create_schedule(action_id, "Weekly", "07:00:00", "2026-12-01T00:00:00", week_day="SUN")
@@ -89,7 +91,7 @@ def test_schedule_reconcile_converges_and_a_second_run_changes_nothing(platform,
     assert skipped == {"create_schedule", "update_schedule", "delete_schedule"}  # nothing to map over
 
 
-def test_coupon_sync_sends_only_the_difference_and_then_nothing(platform, airflow_db):
+def test_coupon_sync_sends_only_the_difference_and_then_nothing(platform, dag_runs):
     hook = MessagingPlatformHook()
     existing = hook.create_external_coupon_list(
         "Synced coupon codes", coupon_codes=["SPRING-0001", "SPRING-0002", "OLD-9999"]
@@ -112,7 +114,7 @@ def test_coupon_sync_sends_only_the_difference_and_then_nothing(platform, airflo
     assert {r["method"] for r in platform.control.requests()[before:]} == {"GET"}
 
 
-def test_contacts_export_writes_every_contact_in_pages(platform, airflow_db, tmp_path):
+def test_contacts_export_writes_every_contact_in_pages(platform, dag_runs, tmp_path):
     platform.control.add_contacts(1175)
     run = run_dag("messaging_platform_contacts_export", destination=tmp_path.as_uri(), page_size=500)
     assert run.state == "success"
@@ -131,7 +133,7 @@ def voice_call_push(platform):
     return run_dag("messaging_platform_voice_call_push", **conf)
 
 
-def test_voice_call_push_cleans_up_when_the_wait_fails(platform, airflow_db):
+def test_voice_call_push_cleans_up_when_the_wait_fails(platform, dag_runs):
     platform.control.set_schedule_behaviour(outcome="Failed")
     run = voice_call_push(platform)
     assert run.state == "failed"
@@ -141,7 +143,7 @@ def test_voice_call_push_cleans_up_when_the_wait_fails(platform, airflow_db):
     assert MessagingPlatformHook().list_push_voice_calls() == []  # the action was stopped and deleted
 
 
-def test_voice_call_push_clean_up_succeeds_with_nothing_to_delete_when_the_create_failed(platform, airflow_db):
+def test_voice_call_push_clean_up_succeeds_with_nothing_to_delete_when_the_create_failed(platform, dag_runs):
     platform.control.add_fault(kind="status", status=400, method="POST", path="/action-pushvoicecall$")
     run = voice_call_push(platform)
     assert run.state == "failed"
@@ -150,7 +152,7 @@ def test_voice_call_push_clean_up_succeeds_with_nothing_to_delete_when_the_creat
     assert deletes(platform) == []
 
 
-def test_voice_call_push_keeps_the_action_whose_calls_completed(platform, airflow_db):
+def test_voice_call_push_keeps_the_action_whose_calls_completed(platform, dag_runs):
     run = voice_call_push(platform)
     assert run.state == "success"
     assert task_states(run)["delete_call_on_failure"] == "success"
@@ -158,7 +160,7 @@ def test_voice_call_push_keeps_the_action_whose_calls_completed(platform, airflo
     assert [c["Id"] for c in MessagingPlatformHook().list_push_voice_calls()] == [5002]
 
 
-def test_walkthrough_places_its_call_on_its_own_action_and_deletes_what_it_created(platform, airflow_db):
+def test_walkthrough_places_its_call_on_its_own_action_and_deletes_what_it_created(platform, dag_runs):
     run = run_dag("messaging_platform_hook_walkthrough", **WALKTHROUGH)
     assert run.state == "success"
     posts = [r for r in platform.control.requests() if r["method"] == "POST"]
@@ -192,7 +194,7 @@ def _call_action_create_refused(platform):
     ids=["schedule-create-404", "schedule-run-failed", "call-action-create-400"],
 )
 def test_walkthrough_cleans_up_what_it_created_when_a_step_fails(
-    platform, airflow_db, break_it, failed_task, expected_deletes
+    platform, dag_runs, break_it, failed_task, expected_deletes
 ):
     break_it(platform)
     run = run_dag("messaging_platform_hook_walkthrough", **WALKTHROUGH)
@@ -223,7 +225,7 @@ def _count(task_id: str) -> int:
         ("schedule_once", r"/action/5001/schedule$", {"action_id": 5001}),
     ],
 )
-def test_walkthrough_creates_are_retry_safe(platform, airflow_db, task_id, path, args):
+def test_walkthrough_creates_are_retry_safe(platform, dag_runs, task_id, path, args):
     """
     A try whose create the platform carried out but whose answer was lost; the retry (same task instance) must
     find what the first try made. Found by the system test under injected faults: the hook creates of the

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 
-def test_the_in_process_execution_api_is_built_once_per_process(airflow_db):
+
+@pytest.mark.xdist_group("dag_runs")
+def test_the_in_process_execution_api_is_built_once_per_process(dag_runs):
     from airflow.sdk.execution_time import supervisor
 
     first = supervisor.in_process_api_server()

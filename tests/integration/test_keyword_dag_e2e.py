@@ -136,7 +136,8 @@ def voice_calls(platform: Any) -> list[dict[str, Any]]:
     return [] if response.status_code == 204 else list(response.json())
 
 
-@pytest.mark.usefixtures("airflow_db")
+@pytest.mark.usefixtures("dag_runs")
+@pytest.mark.xdist_group("dag_runs")
 @needs_shared_streams
 def test_each_keyword_text_runs_the_example_dag_exactly_once(platform, receiver_for, store, monkeypatch):
     # Setup as in messaging_platform_campaign_launch: a campaign on JOIN, the receiver as Keyword callback record.

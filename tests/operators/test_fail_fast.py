@@ -17,7 +17,7 @@ from tests.support.paths import TEST_DAGS
 
 
 @pytest.fixture
-def fail_fast_run(platform, airflow_db):
+def fail_fast_run(platform, dag_runs):
     platform.control.add_fault(kind="status", status=409, method="GET", path="/action-pushvoicecall$", count=1)
     platform.control.add_fault(kind="status", status=500, method="GET", path="/campaign$", count=1)
     dag = dag_bag(str(TEST_DAGS)).get_dag("messaging_platform_test_fail_fast")
@@ -26,6 +26,7 @@ def fail_fast_run(platform, airflow_db):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("dag_runs")
 def test_what_a_retry_cannot_change_fails_on_the_first_try_and_a_transient_error_is_retried(fail_fast_run):
     tries, requests = fail_fast_run
     assert tries == {

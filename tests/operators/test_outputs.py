@@ -13,9 +13,11 @@ from tests.support.paths import TEST_DAGS
 
 DAG_ID = "messaging_platform_test_outputs"
 
+pytestmark = pytest.mark.xdist_group("dag_runs")
+
 
 @pytest.fixture
-def outputs_dag(airflow_db):
+def outputs_dag(dag_runs):
     return dag_bag(str(TEST_DAGS)).get_dag(DAG_ID)
 
 

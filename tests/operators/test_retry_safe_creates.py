@@ -33,7 +33,8 @@ CREATES = {
 }
 
 
-def test_every_create_operator_survives_a_lost_answer_with_exactly_one_resource(platform, airflow_db):
+@pytest.mark.xdist_group("dag_runs")
+def test_every_create_operator_survives_a_lost_answer_with_exactly_one_resource(platform, dag_runs):
     for path, _ in CREATES.values():
         platform.control.add_fault(kind="commit_then_drop", method="POST", path=path, count=1)
     dag = dag_bag(str(TEST_DAGS)).get_dag("messaging_platform_test_retry_safe_creates")
@@ -146,7 +147,8 @@ def test_a_coupon_definition_without_a_state_store_is_sent_as_is(platform):
     assert [r["method"] for r in platform.control.requests()[before:]] == ["POST"]
 
 
-def test_mapped_instances_with_identical_values_each_create_their_own(platform, airflow_db):
+@pytest.mark.xdist_group("dag_runs")
+def test_mapped_instances_with_identical_values_each_create_their_own(platform, dag_runs):
     """Every mapped instance has its own marker (the map index is part of it), even when the values are equal."""
     from airflow.models.xcom import XComModel
     from airflow.utils.session import create_session

@@ -190,7 +190,7 @@ def test_a_retry_resumed_with_an_earlier_tries_event_adopts_the_call_and_waits_a
 
 
 @pytest.fixture(scope="module")
-def operators_dag(emulator_server, airflow_db) -> SimpleNamespace:
+def operators_dag(emulator_server, dag_runs) -> SimpleNamespace:
     """
     Run the operators DAG once; every schedule takes 3.15 s (the ``*_retry`` tasks' first tries wait 0.15 s). The
     margin is wide on purpose: a first try whose trigger first polls after the schedule already ended succeeds in
@@ -215,7 +215,7 @@ def operators_dag(emulator_server, airflow_db) -> SimpleNamespace:
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("operators_dag")
+@pytest.mark.xdist_group("dag_runs")
 def test_create_and_wait_in_the_worker_succeeds_under_airflow(operators_dag):
     outcome = operators_dag.outcome
     assert outcome.tries["schedule_sync"] == ("success", 1)
@@ -225,7 +225,7 @@ def test_create_and_wait_in_the_worker_succeeds_under_airflow(operators_dag):
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("operators_dag")
+@pytest.mark.xdist_group("dag_runs")
 @pytest.mark.parametrize("task_id", ["schedule_deferred", "voice_call_deferred"])
 def test_deferred_create_and_wait_succeeds_under_dag_test(operators_dag, task_id):
     outcome = operators_dag.outcome
@@ -236,7 +236,7 @@ def test_deferred_create_and_wait_succeeds_under_dag_test(operators_dag, task_id
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("operators_dag")
+@pytest.mark.xdist_group("dag_runs")
 def test_a_retried_waiting_schedule_task_waits_on_the_schedule_it_created(operators_dag):
     """First try: create, then the wait times out (0.15 s); the retry finds that schedule and waits it out."""
     assert operators_dag.outcome.tries["schedule_retry"] == ("success", 2)
@@ -251,7 +251,7 @@ def test_a_retried_waiting_schedule_task_waits_on_the_schedule_it_created(operat
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("operators_dag")
+@pytest.mark.xdist_group("dag_runs")
 def test_a_retried_deferred_voice_call_task_waits_on_the_action_it_created(operators_dag):
     retried = [p for p in posts(operators_dag.records, VOICE_CALLS) if p["json"]["Message"] == "Wait test, retried."]
     assert len(retried) == 1 and len(operators_dag.retried_calls) == 1  # the retry did not create another
@@ -263,7 +263,8 @@ def test_a_retried_deferred_voice_call_task_waits_on_the_action_it_created(opera
     assert operators_dag.outcome.new_task_state_variables == set()
 
 
-def test_the_variable_backed_task_state_outlives_a_failed_try_and_is_cleared(emulator_server, airflow_db):
+@pytest.mark.xdist_group("dag_runs")
+def test_the_variable_backed_task_state_outlives_a_failed_try_and_is_cleared(emulator_server, dag_runs):
     """What retry-safe creates keep between tries before Airflow 3.3, exercised on every version."""
     outcome = run_dag("messaging_platform_test_task_state", {})
     assert outcome.tries["remember"] == ("success", 2)

@@ -87,7 +87,7 @@ def assert_no_secret_leaked(platform: Any, capfd: pytest.CaptureFixture[str], ho
 
 @pytest.mark.slow
 @pytest.mark.xdist_group("airflow_api_server")
-def test_rotation_end_to_end(home_scan, platform, airflow_db, airflow_api, rotation_example_connections, capfd):
+def test_rotation_end_to_end(home_scan, platform, dag_runs, airflow_api, rotation_example_connections, capfd):
     old = stored_connection()
     assert works(platform, old)
     run = run_test_dag()
@@ -121,7 +121,7 @@ def test_rotation_end_to_end(home_scan, platform, airflow_db, airflow_api, rotat
 @pytest.mark.slow
 @pytest.mark.xdist_group("airflow_api_server")
 def test_a_retried_task_finishes_the_rotation_instead_of_starting_another(
-    home_scan, platform, airflow_db, airflow_api, rotation_example_connections, capfd
+    home_scan, platform, dag_runs, airflow_api, rotation_example_connections, capfd
 ):
     old = stored_connection()
     old_id = rotation_example_connections["Id"]

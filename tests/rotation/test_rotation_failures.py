@@ -61,7 +61,9 @@ def run_failure_dag(api: Any) -> dict[str, dict[str, Any]]:
 
 @pytest.mark.slow
 @pytest.mark.xdist_group("airflow_api_server")
-def test_every_failure_point_leaves_a_working_credential_and_a_retry_finishes(home_scan, platform, airflow_api, capfd):
+def test_every_failure_point_leaves_a_working_credential_and_a_retry_finishes(
+    home_scan, platform, dag_runs, airflow_api, capfd
+):
     rows = run_failure_dag(airflow_api.api())
     assert set(rows) == set(EXPECTED)
     for point, (step, holds, keys_left) in EXPECTED.items():

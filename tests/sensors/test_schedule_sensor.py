@@ -178,7 +178,7 @@ def test_deferrable_times_out_with_a_sensor_timeout_when_resumed_from_the_trigge
 
 
 @pytest.fixture(scope="module")
-def sensor_dag(emulator_server, airflow_db) -> SimpleNamespace:
+def sensor_dag(emulator_server, dag_runs) -> SimpleNamespace:
     """Run the sensor DAG once: one schedule per task, each moved on after its sensor read it waiting."""
     with module_platform(emulator_server) as platform:
         life = Lifecycle(platform)
@@ -220,13 +220,13 @@ def sensor_dag(emulator_server, airflow_db) -> SimpleNamespace:
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("sensor_dag")
+@pytest.mark.xdist_group("dag_runs")
 def test_the_sensor_dag_ran_every_task(sensor_dag):
     assert set(sensor_dag.outcome.tries) == {f"{m}_{c}" for m in MODES for c in CASES}
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("sensor_dag")
+@pytest.mark.xdist_group("dag_runs")
 @pytest.mark.parametrize("mode", MODE_PARAMS)
 def test_completed_succeeds_with_the_schedule_as_xcom(sensor_dag, mode):
     task_id = f"{mode}_completed"
@@ -237,7 +237,7 @@ def test_completed_succeeds_with_the_schedule_as_xcom(sensor_dag, mode):
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("sensor_dag")
+@pytest.mark.xdist_group("dag_runs")
 @pytest.mark.parametrize("mode", MODE_PARAMS)
 @pytest.mark.parametrize("case", ["failed", "aborted"])
 def test_failed_and_aborted_fail_the_task_without_a_retry(sensor_dag, mode, case):
@@ -249,7 +249,7 @@ def test_failed_and_aborted_fail_the_task_without_a_retry(sensor_dag, mode, case
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("sensor_dag")
+@pytest.mark.xdist_group("dag_runs")
 @pytest.mark.parametrize("mode", MODE_PARAMS)
 def test_a_deleted_action_fails_the_task_at_its_first_404_without_a_retry(sensor_dag, mode):
     task_id = f"{mode}_deleted"
@@ -260,7 +260,7 @@ def test_a_deleted_action_fails_the_task_at_its_first_404_without_a_retry(sensor
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("sensor_dag")
+@pytest.mark.xdist_group("dag_runs")
 @pytest.mark.parametrize("mode", MODE_PARAMS)
 def test_the_deadline_fails_the_task_with_a_sensor_timeout(sensor_dag, mode):
     task_id = f"{mode}_timeout"
@@ -270,7 +270,7 @@ def test_the_deadline_fails_the_task_with_a_sensor_timeout(sensor_dag, mode):
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("sensor_dag")
+@pytest.mark.xdist_group("dag_runs")
 @pytest.mark.parametrize("mode", MODE_PARAMS)
 def test_a_burst_of_transient_errors_is_survived(sensor_dag, mode):
     task_id = f"{mode}_transient"
@@ -281,7 +281,7 @@ def test_a_burst_of_transient_errors_is_survived(sensor_dag, mode):
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("sensor_dag")
+@pytest.mark.xdist_group("dag_runs")
 @needs_reschedule_under_dag_test
 def test_reschedule_mode_gave_the_slot_back_between_pokes(sensor_dag):
     """Every reschedule task read Pending first, so it was rescheduled before it ended."""
@@ -292,7 +292,7 @@ def test_reschedule_mode_gave_the_slot_back_between_pokes(sensor_dag):
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("sensor_dag")
+@pytest.mark.xdist_group("dag_runs")
 def test_deferrable_tasks_waited_in_the_trigger(sensor_dag):
     """While a deferrable task's schedule was read waiting, a pooled trigger client was open in this process."""
     for case in ("completed", "failed", "aborted", "deleted", "transient"):

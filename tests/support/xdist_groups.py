@@ -3,6 +3,10 @@ A module-scoped fixture is set up once per pytest-xdist worker that runs a test 
 or builds an app (Airflow's API server app, a DAG run, the docs build) runs again on every worker its tests land on,
 unless they share an ``xdist_group``: the plugin-mount tests' Airflow app was built twice in some runs (9 s of CPU
 each). ``pytest_collection_modifyitems`` in ``tests/conftest.py`` refuses such a collection.
+
+Some costs are paid once per worker instead: the first ``dag.test()`` of a process builds Airflow's in-process
+execution API (about 8 s of CPU). The tests that use a fixture standing for such a cost may be kept to a few groups,
+and so to a few workers (``outside_groups``).
 """
 
 from __future__ import annotations
@@ -38,3 +42,13 @@ def split_module_fixtures(uses: Iterable[tuple[str, str | None]]) -> list[str]:
     for fixture, group in uses:
         groups[fixture].append(group)
     return sorted(f for f, g in groups.items() if len(g) > 1 and (None in g or len(set(g)) > 1))
+
+
+def outside_groups(items: Iterable[pytest.Item], fixture: str, groups: Iterable[str]) -> list[str]:
+    """The tests that use ``fixture`` (directly or through another fixture) but are in none of ``groups``."""
+    allowed = set(groups)
+    return sorted(
+        item.nodeid
+        for item in items
+        if fixture in getattr(item, "fixturenames", ()) and xdist_group(item) not in allowed
+    )
