@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import atexit
 import inspect
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-# Importing the provider imports Airflow, which reads AIRFLOW_HOME: never touch a real one while building docs.
-os.environ.setdefault("AIRFLOW_HOME", tempfile.mkdtemp(prefix="messaging-platform-docs-airflow-"))
+# Importing the provider imports Airflow, which reads AIRFLOW_HOME: never touch a real one while building docs. The
+# throwaway home is made only when none is set, and removed when the build ends.
+if "AIRFLOW_HOME" not in os.environ:
+    _airflow_home = tempfile.mkdtemp(prefix="messaging-platform-docs-airflow-")
+    os.environ["AIRFLOW_HOME"] = _airflow_home
+    atexit.register(shutil.rmtree, _airflow_home, True)
 
 project = "airflow-provider-messaging-platform"
 author = "airflow-provider-messaging-platform contributors"

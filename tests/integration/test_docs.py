@@ -5,6 +5,7 @@ drawn when it is built; and no page sends readers to documents they do not have.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -33,15 +34,26 @@ UNSHARED_DOCUMENT = re.compile(r"\bspecs?\b|§|platform[ -]facts|\bthe facts\b",
 
 
 @pytest.fixture(scope="module")
-def built_docs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site, built once for the tests of this module (one xdist worker: ``xdist_group("docs_build")``)."""
+def docs_tmpdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The build's temporary folder (its ``TMPDIR``), where ``docs/conf.py`` makes its throwaway AIRFLOW_HOME."""
+    return tmp_path_factory.mktemp("docs-tmpdir")
+
+
+@pytest.fixture(scope="module")
+def built_docs(tmp_path_factory: pytest.TempPathFactory, docs_tmpdir: Path) -> Path:
+    """
+    The site, built once for the tests of this module (one xdist worker: ``xdist_group("docs_build")``), as
+    ``make docs`` builds it: without AIRFLOW_HOME.
+    """
     assert shutil.which("dot"), "the docs' diagrams need Graphviz's dot: `make pytest` installs Debian's graphviz"
     out = tmp_path_factory.mktemp("docs")
+    env = {name: value for name, value in os.environ.items() if name != "AIRFLOW_HOME"}
     run = subprocess.run(
         [sys.executable, "-m", "sphinx", "-q", "-W", "--keep-going", "-b", "html", str(DOCS), str(out)],
         capture_output=True,
         text=True,
         timeout=300,
+        env={**env, "TMPDIR": str(docs_tmpdir)},
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     return out
@@ -60,6 +72,13 @@ def test_sphinx_builds_without_warnings(built_docs):
         assert operator_name(name) in operators
     example = (built_docs / "examples" / "coupon-sync.html").read_text()
     assert "list_external_coupon_codes" in example  # the DAG's code is included from dags/
+
+
+@pytest.mark.xdist_group("docs_build")
+def test_the_build_removes_the_airflow_home_it_made(built_docs, docs_tmpdir):
+    """Without AIRFLOW_HOME, conf.py makes a throwaway one, and removes it at the end (64 were once left in /tmp)."""
+    assert (built_docs / "index.html").is_file()
+    assert list(docs_tmpdir.glob("messaging-platform-docs-airflow-*")) == []
 
 
 @pytest.mark.slow
