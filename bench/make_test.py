@@ -35,7 +35,7 @@ KINDS = [
     ("pytest workers", r"-c import sys;exec\(eval\(sys\.stdin"),
     ("pytest controller", r"bin/pytest "),
     ("mypy", r"bin/mypy"),
-    ("bytecode compile (venv)", r"scripts/compile_imports\.py"),
+    ("bytecode compile (venv)", r"scripts/(compile_imports|rewrite_asserts)\.py"),
     ("uv and pip (venv)", r"bin/uv |pip"),
     ("demo: dags_test.py", r"scripts/dags_test\.py"),
     ("demo: the rest", r"scripts/demo\.py"),
