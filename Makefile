@@ -41,7 +41,7 @@ $(STAMP): setup.cfg pyproject.toml requirements/constraints.txt | $(BIN)/python
 # clone the three workers would each do it while collecting (2.4 s of CPU each).
 COMPILED := $(VENV)/.compiled
 $(COMPILED): $(STAMP) scripts/compile_imports.py scripts/rewrite_asserts.py
-	$(BIN)/python scripts/rewrite_asserts.py & rewriting=$$!; $(BIN)/python scripts/compile_imports.py; wait $$rewriting
+	$(BIN)/python scripts/rewrite_asserts.py & rewriting=$$!; $(BIN)/python scripts/compile_imports.py && wait $$rewriting
 	touch $(COMPILED)
 
 venv: $(STAMP) $(COMPILED)
