@@ -63,7 +63,6 @@ def rewrite(path: Path) -> Path:
 
 
 def main(root: Path) -> int:
-    sys.dont_write_bytecode = False
     try:
         for path in modules_to_rewrite(root):
             rewrite(path)
