@@ -40,7 +40,6 @@ KINDS = [
     ("demo: dags_test.py", r"scripts/dags_test\.py"),
     ("demo: the rest", r"scripts/demo\.py"),
     ("airflow dags test (secret masking)", r"airflow dags test"),
-    ("API server app (plugin mount)", r"airflow\.api_fastapi\.app import create_app"),
     ("airflow api-server", r"airflow api-server"),
     ("airflow db migrate", r"airflow db migrate"),
     ("sphinx (docs build)", r"sphinx"),

@@ -59,8 +59,6 @@ AIRFLOW_DB_FIXTURES = {"airflow_db", "home_scan"}
 #: Tests whose code under test runs in a subprocess (which imports the unmutated src/, never a mutant), or that
 #: time the event loop (a verdict the load of two mutants side by side would decide).
 DESELECTED = {
-    # the real Airflow API server app in a subprocess, mounting the receiver through the plugin entry point
-    "test_airflow_api_server_mounts_the_receiver_through_the_plugin_entry_point",
     # what a trigger imports, and the start-up heap freeze, probed in a fresh interpreter
     "test_what_a_trigger_imports_in_the_event_loop_is_light",
     "test_the_first_trigger_in_a_process_freezes_the_start_up_heap",

@@ -2,7 +2,8 @@
 Pytest fixtures around a real Airflow API server on loopback (the launcher is ``tests.support.airflow_api_harness``),
 registered for every test by ``tests/conftest.py``. There is one server per session (per xdist worker): the tests
 that use it are marked ``xdist_group("airflow_api_server")``, so that ``--dist loadgroup`` runs them all on one
-worker and starts one server.
+worker and starts one server. The server mounts the callback receiver through our plugin, with a token and a SQLite
+store of its own (``callbacks_database_url``), as a deployment configures it.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from messaging_platform_provider.callbacks.settings import DATABASE_URL_ENV, TOKENS_ENV
 from messaging_platform_provider.client.client import MessagingPlatformClient
 from tests.support.airflow_api_harness import (
     AIRFLOW_API_CONN_ID,
@@ -21,13 +23,24 @@ from tests.support.airflow_api_harness import (
     restore_fernet_key,
     share_fernet_key,
 )
+from tests.support.callback_helpers import BOUND_TOKEN
+
+
+def callbacks_database_url(server: AirflowApiServer) -> str:
+    """The store of the callbacks that the server's receiver (mounted by our plugin) accepts."""
+    return f"sqlite:///{server.home / 'callbacks.db'}"
 
 
 @pytest.fixture(scope="session")
 def airflow_api_server(airflow_db: None) -> Iterator[AirflowApiServer]:
-    """One API server per session, on the test AIRFLOW_HOME (migrated by ``airflow_db``) and its database."""
+    """
+    One API server per session, on the test AIRFLOW_HOME (migrated by ``airflow_db``) and its database; its
+    callback receiver accepts ``BOUND_TOKEN``.
+    """
     previous = share_fernet_key()
-    server = AirflowApiServer(os.environ["AIRFLOW_HOME"]).start()
+    server = AirflowApiServer(os.environ["AIRFLOW_HOME"])
+    server.env.update({TOKENS_ENV: BOUND_TOKEN, DATABASE_URL_ENV: callbacks_database_url(server)})
+    server.start()
     try:
         yield server.wait_ready()
     finally:
