@@ -6,17 +6,17 @@ import pytest
 
 from tests.support.xdist_groups import module_fixture_uses, outside_groups, split_module_fixtures
 
-APP = "tests/callbacks/test_receiver.py::api_server_app_posts"
+DOCS = "tests/integration/test_docs.py::built_docs"
 DAG = "tests/example_dags/test_messaging_platform_campaign_launch.py::dag"
 
 
 def test_a_fixture_whose_tests_are_in_one_group_or_that_one_test_uses_passes():
-    assert split_module_fixtures([(APP, "api_server_app"), (APP, "api_server_app"), (DAG, None)]) == []
+    assert split_module_fixtures([(DOCS, "docs_build"), (DOCS, "docs_build"), (DAG, None)]) == []
 
 
 def test_a_fixture_whose_tests_have_no_group_or_different_ones_is_named():
-    assert split_module_fixtures([(APP, None), (APP, None)]) == [APP]  # the plugin-mount tests before their group
-    assert split_module_fixtures([(DAG, "a"), (DAG, "b"), (APP, "x"), (APP, None)]) == [APP, DAG]
+    assert split_module_fixtures([(DOCS, None), (DOCS, None)]) == [DOCS]  # the docs tests without their group
+    assert split_module_fixtures([(DAG, "a"), (DAG, "b"), (DOCS, "x"), (DOCS, None)]) == [DAG, DOCS]
 
 
 @pytest.fixture(scope="module")

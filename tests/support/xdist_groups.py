@@ -1,8 +1,8 @@
 """
 A module-scoped fixture is set up once per pytest-xdist worker that runs a test using it. One that starts a process
-or builds an app (Airflow's API server app, a DAG run, the docs build) runs again on every worker its tests land on,
-unless they share an ``xdist_group``: the plugin-mount tests' Airflow app was built twice in some runs (9 s of CPU
-each). ``pytest_collection_modifyitems`` in ``tests/conftest.py`` refuses such a collection.
+or builds something (a DAG run, the docs build) runs again on every worker its tests land on, unless they share an
+``xdist_group``: a module fixture that built Airflow's API server app was built twice in some runs (9 s of CPU each).
+``pytest_collection_modifyitems`` in ``tests/conftest.py`` refuses such a collection.
 
 Some costs are paid once per worker instead: the first ``dag.test()`` of a process builds Airflow's in-process
 execution API (about 8 s of CPU). The tests that use a fixture standing for such a cost may be kept to a few groups,
