@@ -117,7 +117,8 @@ class CallbackSink:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        # shutdown() waits for the serving loop's next look (every 0.5 s by default): every test with a sink paid it.
+        threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
 
     def close(self) -> None:
         self.answering.set()  # no handler thread left waiting: server_close() joins them
