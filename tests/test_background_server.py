@@ -45,7 +45,7 @@ def refused(port: int) -> bool:
     return False
 
 
-@pytest.mark.parametrize("answered_first", [True, False], ids=["after-a-request", "idle"])
+@pytest.mark.parametrize("answered_first", [True, False], ids=["keep-alive-connection-open", "idle"])
 def test_a_stop_ends_the_main_loop_without_waiting_for_its_next_tick(monkeypatch, answered_first):
     # A tick far longer than the time stop() waits for the thread (twice SHUTDOWN_TIMEOUT_SECONDS): only a stop that
     # wakes the loop ends the thread in time.
@@ -53,13 +53,16 @@ def test_a_stop_ends_the_main_loop_without_waiting_for_its_next_tick(monkeypatch
     server = BackgroundServer(hello_app(), "127.0.0.1", 0, name="probe server").start()
     port = server.port
     assert len(threads_named("probe server")) == 1
-    try:
-        if answered_first:
-            assert requests.get(f"http://127.0.0.1:{port}/", timeout=5).text == "hello"
-    finally:
-        server.stop()
-    assert threads_named("probe server") == []  # stop() waited for the thread to end, not for a tick
-    assert refused(port)
+    with requests.Session() as client:  # its connection stays open after an answer, until the server closes it
+        try:
+            if answered_first:
+                assert client.get(f"http://127.0.0.1:{port}/", timeout=5).text == "hello"
+        finally:
+            server.stop()
+        assert threads_named("probe server") == []  # stop() waited for the thread to end, not for a tick
+        assert refused(port)
+        with pytest.raises(requests.ConnectionError):
+            client.get(f"http://127.0.0.1:{port}/", timeout=5)
 
 
 def test_a_server_stopped_and_started_again_serves_on_a_new_port():
