@@ -20,6 +20,7 @@ one first. Behind a reverse proxy (the API-server plugin), set the same limits i
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import resource
 from typing import Any
@@ -35,6 +36,10 @@ DEFAULT_MAX_CONNECTIONS = 1000
 # and as many closed ones not yet released can hold descriptors beyond the cap: twice this is kept free.
 ACCEPT_BATCH = 32
 RESERVED_DESCRIPTORS = 64  # the store's files or connections, the listening socket, logs
+# The order in which connections began to wait for a request head. Not the loop's clock: uvloop's (which uvicorn
+# picks when installed, as it is beside Airflow) moves in whole milliseconds, and a burst of connections opened in
+# one millisecond would tie, leaving the cap to close any of them instead of the one that waited longest.
+_WAIT_ORDER = itertools.count()
 
 
 def connection_limits(requested: int | None = None) -> int:
@@ -68,7 +73,7 @@ class _Guard:
     cycle: Any
 
     def connection_made(self, transport: asyncio.Transport) -> None:
-        self._waiting_since: float | None = None
+        self._waiting_turn: int | None = None  # a number from _WAIT_ORDER while waiting for a request head
         self._timer: asyncio.TimerHandle | None = None
         super().connection_made(transport)  # type: ignore[misc]
         self._wait_for_head()
@@ -89,14 +94,14 @@ class _Guard:
     def _after_head(self, before: Any) -> None:
         cycle = self.cycle
         if cycle is not before and cycle is not None:  # a request head arrived: now its body has a deadline
-            self._waiting_since = None
+            self._waiting_turn = None
             self._cancel_timer()
             if cycle.more_body:
                 self._timer = self.loop.call_later(self.body_timeout, self._body_expired, cycle)
 
     def _wait_for_head(self) -> None:
         self._cancel_timer()
-        self._waiting_since = self.loop.time()
+        self._waiting_turn = next(_WAIT_ORDER)
         self._timer = self.loop.call_later(self.header_timeout, self._head_expired, self.cycle)
 
     def _cancel_timer(self) -> None:
@@ -116,8 +121,8 @@ class _Guard:
         open_ = [c for c in self.connections if not c.transport.is_closing()]
         if len(open_) <= self.max_connections:
             return
-        waiting = [c for c in open_ if c is not self and isinstance(c, _Guard) and c._waiting_since is not None]
-        victim = min(waiting, key=lambda c: c._waiting_since or 0.0) if waiting else self
+        waiting = [c for c in open_ if c is not self and isinstance(c, _Guard) and c._waiting_turn is not None]
+        victim = min(waiting, key=lambda c: c._waiting_turn or 0) if waiting else self
         victim.transport.abort()
 
 
