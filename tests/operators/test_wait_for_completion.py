@@ -36,6 +36,8 @@ SCHEDULES_5001 = "/api/v2.1/account/1001/action/5001/schedule"
 VOICE_CALLS = "/api/v2.1/account/1001/action-pushvoicecall"
 #: long enough for a wait to read Pending and Processing, short enough for a quick suite
 QUICK = {"pending_seconds": 0.15, "processing_seconds": 0.15}
+#: for the deferred waits: Pending when the worker reads once before deferring (it reads right after the create)
+DEFERRED = {"pending_seconds": 1.0, "processing_seconds": 0.15}
 
 
 def schedule_op(**kwargs: Any) -> MessagingPlatformCreateScheduleOperator:
@@ -152,7 +154,7 @@ def _resume_like_the_triggerer(op: Any, context: dict[str, Any]) -> tuple[Any, T
 
 
 def test_deferred_create_schedule_resumes_with_the_schedule_as_last_read(platform):
-    platform.control.set_schedule_behaviour(**QUICK)
+    platform.control.set_schedule_behaviour(**DEFERRED)
     op = schedule_op(deferrable=True, wait_timeout=20)
     result, deferred = _resume_like_the_triggerer(op, task_context(op))
     assert result["ProcessStatus"] == "Completed" and result["ActionId"] == 5001
@@ -162,7 +164,7 @@ def test_deferred_create_schedule_resumes_with_the_schedule_as_last_read(platfor
 
 
 def test_deferred_create_voice_call_resumes_with_every_schedule_as_last_read(platform):
-    platform.control.set_schedule_behaviour(**QUICK)
+    platform.control.set_schedule_behaviour(**DEFERRED)
     op = voice_call_op(deferrable=True)
     result, deferred = _resume_like_the_triggerer(op, task_context(op))
     assert [s["ProcessStatus"] for s in result["Schedules"]] == ["Completed", "Completed"]
@@ -170,9 +172,24 @@ def test_deferred_create_voice_call_resumes_with_every_schedule_as_last_read(pla
     assert deferred.trigger.action_id == result["Id"]
 
 
+def test_deferrable_create_and_wait_returns_schedules_that_already_ended_without_deferring(platform):
+    """One round in the worker before deferring: nothing left to wait for, so no trigger (apache/airflow#72716)."""
+    platform.control.set_schedule_behaviour(pending_seconds=0, processing_seconds=0)
+    op = voice_call_op(deferrable=True)
+    result = op.execute(task_context(op))  # a TaskDeferred would fail the test
+    assert [s["ProcessStatus"] for s in result["Schedules"]] == ["Completed", "Completed"]
+
+
+def test_deferrable_create_and_wait_fails_on_a_schedule_that_already_failed_without_retry(platform):
+    platform.control.set_schedule_behaviour(pending_seconds=0, processing_seconds=0, outcome="Failed")
+    op = schedule_op(deferrable=True)
+    with pytest.raises(AirflowFailException, match="ended Failed"):
+        op.execute(task_context(op))
+
+
 def test_a_retry_resumed_with_an_earlier_tries_event_adopts_the_call_and_waits_again(platform):
     """Airflow 3.0 resumes a retry with the event that ended the earlier try (apache/airflow#56704)."""
-    platform.control.set_schedule_behaviour(**QUICK)
+    platform.control.set_schedule_behaviour(**DEFERRED)
     op = voice_call_op(deferrable=True)
     context = task_context(op)
     with pytest.raises(TaskDeferred) as first:

@@ -86,6 +86,16 @@ def test_an_answer_received_before_the_run_started_is_not_taken(store):
     assert op.poke(context(later - timedelta(seconds=5)))  # the same answer, within the window
 
 
+def test_deferrable_mode_takes_an_answer_already_stored_without_deferring(store):
+    from messaging_platform_provider.callbacks.models import parse_callback
+    from messaging_platform_provider.callbacks.store import NewCallback
+
+    started = datetime.now(timezone.utc) - timedelta(seconds=5)
+    store.add(NewCallback.from_model(parse_callback(callback(3, PhoneNumber=PHONE, Answer="Yes"))))
+    result = sensor(deferrable=True, timeout=120).execute(context(started))  # a TaskDeferred would fail the test
+    assert result["payload"]["PhoneNumber"] == PHONE and result["payload"]["Answer"] == "Yes"
+
+
 def test_deferrable_mode_hands_the_wait_to_a_trigger_that_does_not_block(platform, receiver_for, store, monkeypatch):
     from messaging_platform_provider.triggers import callback as trigger_module
 

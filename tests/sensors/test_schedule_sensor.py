@@ -143,6 +143,35 @@ def test_poke_mode_fails_after_more_transient_errors_than_allowed(platform):
     assert [r["status"] for r in gets(platform, 5001, schedule["Id"])] == [503] * 6
 
 
+# -- deferrable: one poke in the worker before deferring ---------------------------------------------------
+
+
+def test_deferrable_returns_an_already_completed_schedule_without_deferring(platform):
+    """
+    A wait that has already ended ends in the worker: no trigger, so none that fires at its first poll, which
+    Airflow's scheduler can fail as a "state mismatch" while the task resumes (apache/airflow#72716).
+    """
+    schedule = Lifecycle(platform).new_schedule(pending_seconds=0, processing_seconds=0, outcome="Completed")
+    result = poke_run(sensor(5001, schedule["Id"], deferrable=True))  # a TaskDeferred would fail the test
+    assert (result["Id"], result["ProcessStatus"]) == (schedule["Id"], "Completed")
+    assert [r["status"] for r in gets(platform, 5001, schedule["Id"])] == [200]
+
+
+def test_deferrable_fails_on_an_already_failed_schedule_without_deferring_or_retry(platform):
+    schedule = Lifecycle(platform).new_schedule(pending_seconds=0, processing_seconds=0, outcome="Failed")
+    with pytest.raises(AirflowFailException, match="ended Failed"):
+        poke_run(sensor(5001, schedule["Id"], deferrable=True))
+
+
+def test_deferrable_defers_after_its_poke_read_the_schedule_waiting(platform):
+    schedule = Lifecycle(platform).new_schedule(**PARKED)
+    op = sensor(5001, schedule["Id"], deferrable=True)
+    with pytest.raises(TaskDeferred) as deferred:
+        op.execute(task_context(op))
+    assert deferred.value.trigger.schedule_ids == [str(schedule["Id"])]
+    assert [r["status"] for r in gets(platform, 5001, schedule["Id"])] == [200]  # the worker's one read
+
+
 def test_deferrable_times_out_with_a_sensor_timeout_when_resumed_from_the_trigger_event(platform):
     """The deferred half of the deadline, resumed as the triggerer resumes it: ``next_kwargs`` plus ``event``."""
     schedule = Lifecycle(platform).new_schedule(**PARKED)
@@ -206,7 +235,13 @@ def sensor_dag(emulator_server, dag_runs) -> SimpleNamespace:
                 moves[path] = lambda a=ids["action"]: MessagingPlatformHook().delete_push_voice_call(a)
             if case == "transient":
                 platform.control.add_fault(kind="status", status=503, count=3, method="GET", path=f"{path}$")
-        with WhenPolled(platform, moves) as mover:
+        # A deferrable task reads once in the worker before it defers: its move waits for the trigger's first read.
+        deferred_reads = {
+            schedule_path(ids["action"], ids["schedule"]): 2
+            for task_id, ids in conf.items()
+            if task_id.startswith("deferrable_")
+        }
+        with WhenPolled(platform, moves, reads=deferred_reads) as mover:
             outcome = run_dag(DAG_ID, conf)
         records = platform.control.requests()
 

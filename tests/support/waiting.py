@@ -120,12 +120,16 @@ def gets(platform: Any, action_id: Any, schedule_id: Any) -> list[dict[str, Any]
 class WhenPolled:
     """
     Moves schedules on once a waiter has seen them waiting: the first GET of a schedule's path that the emulator
-    answered 200 (so the waiter read a non-terminal status) fires that schedule's move, once.
+    answered 200 (so the waiter read a non-terminal status) fires that schedule's move, once. ``reads`` asks for
+    more such GETs of a path first: 2 for a deferrable wait, whose worker reads once before it defers, so that the
+    move comes while its trigger waits.
     """
 
-    def __init__(self, platform: Any, moves: dict[str, Callable[[], Any]]) -> None:
+    def __init__(self, platform: Any, moves: dict[str, Callable[[], Any]], reads: dict[str, int] | None = None) -> None:
         self.platform = platform
         self.moves = dict(moves)
+        self.reads_before_move = dict(reads or {})
+        self.reads: dict[str, int] = {}
         self.fired: dict[str, float] = {}
         #: pooled trigger clients open in this process when the move fired: 1 while a trigger is waiting on it
         self.clients_open_at_fire: dict[str, int] = {}
@@ -147,7 +151,8 @@ class WhenPolled:
                     self.since = max(self.since, record["seq"])
                     path = record["path"]
                     if record["method"] == "GET" and record["status"] == 200 and path in self.moves:
-                        if path not in self.fired:
+                        self.reads[path] = self.reads.get(path, 0) + 1
+                        if path not in self.fired and self.reads[path] >= self.reads_before_move.get(path, 1):
                             self.clients_open_at_fire[path] = clients_open()
                             self.moves[path]()
                             self.fired[path] = time.monotonic()

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from airflow.sdk import BaseSensorOperator
+from airflow.sdk import BaseSensorOperator, PokeReturnValue
 
 from messaging_platform_provider.task_errors import failing_fast
 from messaging_platform_provider.waiting.deadline import deadline_after
@@ -25,8 +25,9 @@ class MessagingPlatformBaseSensor(BaseSensorOperator):
     """
     Base of the Messaging Platform sensors.
 
-    :param deferrable: wait in the triggerer (default ``[operators] default_deferrable``); the sensor's ``timeout``
-        then becomes an absolute UTC deadline fixed when the wait starts.
+    :param deferrable: wait in the triggerer (default ``[operators] default_deferrable``) after one poke in the
+        worker that found the wait not over; the sensor's ``timeout`` then becomes an absolute UTC deadline fixed
+        when the wait starts.
     """
 
     def __init__(self, *, deferrable: bool | None = None, **kwargs: Any) -> None:
@@ -37,6 +38,13 @@ class MessagingPlatformBaseSensor(BaseSensorOperator):
         if not self.deferrable:
             with failing_fast():
                 return super().execute(context)
+        # One poke in the worker first: a wait that has already ended ends here, without a deferral. Besides
+        # saving the triggerer a trigger, this keeps a trigger that would fire at its first poll away from a race in
+        # Airflow's scheduler (apache/airflow#72716): a resumed task can be failed as a "state mismatch".
+        with failing_fast():
+            done = self.poke(context)
+        if done:
+            return done.xcom_value if isinstance(done, PokeReturnValue) else None
         self.defer(
             trigger=self.make_trigger(
                 context,

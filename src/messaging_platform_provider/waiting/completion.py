@@ -66,37 +66,38 @@ class WaitForSchedulesMixin:
         from messaging_platform_provider.waiting.deadline import deadline_after
 
         deadline = deadline_after(float(self.wait_timeout) if self.wait_timeout not in (None, "") else None)
-        if self.deferrable:
-            from messaging_platform_provider.triggers.schedule import MessagingPlatformScheduleTrigger
-
-            self.defer(  # type: ignore[attr-defined]
-                trigger=MessagingPlatformScheduleTrigger(
-                    conn_id=self.messaging_platform_conn_id,
-                    action_id=action_id,
-                    schedule_ids=schedule_ids,
-                    account_id=self.account,
-                    **self.wait_rules.to_kwargs(),
-                    poll_interval=self.poll_interval,
-                    deadline=deadline,
-                    try_number=try_number(context),
-                ),
-                method_name="execute_complete",
-                kwargs={"result": result},
-                timeout=timedelta(seconds=float(self.wait_timeout)) if self.wait_timeout else None,
-            )
         from messaging_platform_provider.waiting.decision import Watch
-        from messaging_platform_provider.waiting.sync_loop import polling_hook, wait_until_done
+        from messaging_platform_provider.waiting.sync_loop import poll_round, polling_hook, wait_until_done
 
         watch = Watch(self.wait_rules, action_id, schedule_ids)
-        step = wait_until_done(
-            polling_hook(self.messaging_platform_conn_id),
-            watch,
-            account_id=self.account,
-            poll_interval=self.poll_interval,
-            deadline=deadline,
-            log=self.log,  # type: ignore[attr-defined]
+        hook = polling_hook(self.messaging_platform_conn_id)
+        log = self.log  # type: ignore[attr-defined]
+        if not self.deferrable:
+            step = wait_until_done(
+                hook, watch, account_id=self.account, poll_interval=self.poll_interval, deadline=deadline, log=log
+            )
+            return self.with_final(result, conclude(watch.payload(step)))
+        # One round in the worker first, as the sensors do: schedules that have already ended need no deferral.
+        verdict = poll_round(hook, watch, self.account, log)
+        if verdict is not None:
+            return self.with_final(result, conclude(watch.payload(verdict)))
+        from messaging_platform_provider.triggers.schedule import MessagingPlatformScheduleTrigger
+
+        self.defer(  # type: ignore[attr-defined]
+            trigger=MessagingPlatformScheduleTrigger(
+                conn_id=self.messaging_platform_conn_id,
+                action_id=action_id,
+                schedule_ids=schedule_ids,
+                account_id=self.account,
+                **self.wait_rules.to_kwargs(),
+                poll_interval=self.poll_interval,
+                deadline=deadline,
+                try_number=try_number(context),
+            ),
+            method_name="execute_complete",
+            kwargs={"result": result},
+            timeout=timedelta(seconds=float(self.wait_timeout)) if self.wait_timeout else None,
         )
-        return self.with_final(result, conclude(watch.payload(step)))
 
     def execute_complete(self, context: Context, event: dict[str, Any], result: Any = None) -> Any:
         if resumed_by_earlier_try(context, event, self.log):  # type: ignore[attr-defined]

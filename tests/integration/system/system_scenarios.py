@@ -8,6 +8,7 @@ schedule behaviour) puts it back in a ``finally``.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -93,8 +94,33 @@ def first_error(d: Deployment, dag_id: str, run_id: str, task_id: str) -> str:
     for log in sorted(folder.rglob("*.log")):
         for line in log.read_text(errors="replace").splitlines():
             if '"level":"error"' in line.replace(" ", "") or "Error:" in line:
-                return f" [{redact(d, line)[:160]}]"
+                return f" [{redact(d, error_summary(line))[:240]}]"
     return ""
+
+
+def error_summary(line: str) -> str:
+    """A JSON log line's event and exception (type and message); any other line as it is."""
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return line
+    if not isinstance(record, dict):
+        return line
+    details = [e for e in record.get("error_detail") or [] if isinstance(e, dict)]
+    exception = f": {details[0].get('exc_type')}: {details[0].get('exc_value')}" if details else ""
+    return f"{record.get('event')}{exception}"
+
+
+def retry_cause(d: Deployment, dag_id: str, run_id: str, task_id: str) -> str:
+    """
+    Why a task needed another try: the first error its logs show, or the scheduler's audit record when it failed
+    the task itself (a "state mismatch", as apache/airflow#72716 makes of a deferred task that resumed quickly).
+    """
+    cause = first_error(d, dag_id, run_id, task_id)
+    records = d.rest.get("/api/v2/eventLogs", dag_id=dag_id, run_id=run_id, task_id=task_id, event="state mismatch")
+    for record in records.get("event_logs", [])[:1]:
+        cause += f" [scheduler: state mismatch: {redact(d, str(record.get('extra')))[:200]}]"
+    return cause
 
 
 def redact(d: Deployment, text: str) -> str:
@@ -199,7 +225,7 @@ def every_example_succeeds(d: Deployment) -> str:
     assert [ti["state"] for ti in welcome] == ["success"], f"welcome calls: {[ti['state'] for ti in welcome]}"
     # The deployment retries failed tasks (as production does): without faults, none may have needed it.
     retried = [
-        f"{dag_id}.{ti['task_id']}"
+        f"{dag_id}.{ti['task_id']}{retry_cause(d, dag_id, run_id, ti['task_id'])}"
         for dag_id, run_id in runs.items()
         for ti in d.rest.task_instances(dag_id, run_id)
         if (ti.get("try_number") or 1) > 1
