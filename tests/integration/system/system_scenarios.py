@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -316,5 +317,27 @@ def triggerer_never_blocked(d: Deployment) -> str:
         f"{len(lines)} '{BLOCKED_WARNING}' warning(s) over {BLOCKED_THRESHOLD_SECONDS:g} s in "
         f"{d.components['triggerer'].starts} triggerer run(s)"
     )
-    assert not lines, f"{figures}; first: {redact(d, lines[0])[:300]}"
+    assert not lines, f"{figures}; first: {redact(d, lines[0])[:300]}; {triggers_started_before(d, lines[0])}"
     return figures
+
+
+def triggers_started_before(d: Deployment, warning: str, seconds: float = 15.0) -> str:
+    """
+    The triggers that started in the ``seconds`` before a blocked warning was logged, to tell whose code was
+    running. A trigger of a task logs its start in that task's trigger log, not in the triggerer's.
+    """
+    ended = datetime.fromisoformat(warning.split(" ", 1)[0].rstrip("Z"))
+    starts = []
+    for path in [d.components["triggerer"].log, *(p for p in d.airflow_logs() if ".log.trigger." in p.name)]:
+        for line in path.read_text(errors="replace").splitlines():
+            try:
+                record = json.loads(line)
+                stamp, event = str(record["timestamp"]), str(record["event"])
+            except (ValueError, KeyError, TypeError):
+                stamp, _, rest = line.partition(" ")
+                event = rest.partition("] ")[2]
+            if event.startswith("trigger ") and " starting" in event and stamp[:4].isdigit():
+                at = datetime.fromisoformat(stamp.rstrip("Z"))
+                if timedelta(0) <= ended - at <= timedelta(seconds=seconds):
+                    starts.append(f"{stamp[11:23]} {event.split(' starting')[0]}")
+    return f"triggers started in the {seconds:g} s before it: {sorted(starts) or 'none'}"
