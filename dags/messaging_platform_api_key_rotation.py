@@ -14,12 +14,13 @@ Connections:
   It may also be the rotated connection itself (leave out ``target_conn_id``).
 - ``messaging_platform_rotated``: type ``messaging_platform``, the connection whose key (login) and secret (password)
   are rotated. It must live in the metadata database (UI, CLI or REST API): an ``AIRFLOW_CONN_`` variable or a
-  secrets backend would shadow what the rotation writes (it would notice on read-back and roll back).
+  secrets backend would shadow what the rotation writes (the rotation checks before it makes a key, and fails).
 - ``airflow_api_default``: Airflow's REST API. Host: the API server's URL (``http://localhost:8080``); login and
-  password of a user allowed to edit connections, or none with the simple auth manager in all-admins mode.
+  password of a user allowed to create, edit and delete connections (the rotation's lease is a connection
+  ``messaging_platform_rotated.rotation-lease.<n>``), or none with the simple auth manager in all-admins mode.
 
-``max_active_runs=1`` keeps two rotations of the connection from running at once (rotations started elsewhere are
-detected before the write and stop without touching it); ``catchup=False`` skips missed weeks.
+Two rotations of the connection never overlap, whatever starts them: the second finds the lease held and fails
+without retries. ``max_active_runs=1`` keeps this DAG from trying; ``catchup=False`` skips missed weeks.
 """
 
 from __future__ import annotations

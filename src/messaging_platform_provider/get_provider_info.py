@@ -78,6 +78,12 @@ def get_provider_info() -> dict[str, Any]:
                         "schema": {"type": ["string", "null"]},
                         "description": "Service root, ending in /api/v2.1.",
                     },
+                    "allow_insecure_http": {
+                        "label": "Allow plain http",
+                        "schema": {"type": ["boolean", "null"], "default": False},
+                        "description": "Allow an http:// base URL or callback URL to a host that is not loopback, "
+                        "which sends the API key and secret (the callback token) in clear. Loopback needs no opt-in.",
+                    },
                     "timezone": {
                         "label": "Platform time zone",
                         # No default: Airflow offers every text extra to its log masker, which warns in every task

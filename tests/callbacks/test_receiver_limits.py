@@ -21,7 +21,7 @@ from messaging_platform_provider.callbacks.server import ReceiverServer
 from messaging_platform_provider.callbacks.settings import BIND_TOKENS_ENV, TOKENS_ENV
 from messaging_platform_provider.callbacks.store import NewCallback
 from messaging_platform_provider.callbacks.writer import BatchWriter, CallbackRejected
-from tests.support.callback_helpers import BOUND_TOKEN, TOKEN, callback, post, transaction_sizes
+from tests.support.callback_helpers import BOUND_TOKEN, TOKEN, callback, now_timestamp, post, transaction_sizes
 
 OTHER_TOKEN = "9a7c2e14-55d3-4f0b-8b1e-0c6d4a2f7b93"
 
@@ -44,7 +44,7 @@ def nested(depth: int) -> Any:
     [
         (1, {"AccountId": 2**63}, "AccountId"),
         (1, {"AccountId": -(2**63) - 1}, "AccountId"),
-        (1, {"CallbackTimestamp": "2026-01-01T00:00:00." + "0" * 180}, "CallbackTimestamp"),
+        (1, {"CallbackTimestamp": now_timestamp() + "." + "0" * 180}, "CallbackTimestamp"),
         (1, {"Keyword": "ß" * 255}, "Keyword"),  # "SS" * 255 once upper-cased: 510 characters
         (1, {"Keyword": "JO\x00IN"}, "Keyword"),
         (1, {"PhoneNumber": "+" + "1" * 63 + "5"}, "PhoneNumber"),
@@ -83,12 +83,56 @@ def test_a_lone_surrogate_anywhere_is_refused_422(receiver, store, change):
     assert store.count() == 0
 
 
+@pytest.mark.parametrize(
+    ("callback_type", "change", "loc"),
+    [
+        (1, {"ContactId": 2**64}, ["ContactId"]),  # msgpack: the triggerer's runner dies on it (was 200)
+        (1, {"ContactId": str(2**64)}, ["ContactId"]),  # digits in a string: the model reads it as that integer
+        (1, {"SubscriptionId": -(2**63) - 1}, ["SubscriptionId"]),
+        (1, {"Campaign": {"Items": [1, 2**70]}}, ["Campaign", "Items", 1]),
+        (11, {"Message": "hi\x00there"}, ["Message"]),  # PostgreSQL JSONB refuses it (was 200)
+        (1, {"PhoneNumber": "+1555\x00"}, ["PhoneNumber"]),  # its column is normalised, the payload was not
+        (1, {"Campaign": {"Note\x00": 1}}, ["Campaign", "Note\x00"]),
+        (
+            1,
+            {"Campaign": {"__classname__": "os.system", "__version__": 1, "__data__": "x"}},
+            ["Campaign", "__classname__"],
+        ),
+        (1, {"Extra": {"__type": "set", "__var": [1]}}, ["Extra", "__type"]),  # XCom would hand on a set
+        (11, {"Message": "m" * 16_385}, ["Message"]),
+        (1, {"N" * 256: 1}, ["N" * 256]),
+    ],
+    ids=[
+        "int-2^64",
+        "int-text-2^64",
+        "int-below-int64",
+        "nested-int",
+        "nul-message",
+        "nul-phone",
+        "nul-name",
+        "serde-classname",
+        "basic-serialization-type",
+        "long-text",
+        "long-name",
+    ],
+)
+def test_a_callback_a_consumer_could_not_carry_is_refused_422_naming_the_field(
+    receiver, store, callback_type, change, loc
+):
+    """A 200 means every consumer can carry it: the triggerer's messages, XCom, PostgreSQL's JSONB."""
+    response = post(receiver.url, callback(callback_type, **change))
+    assert response.status_code == 422, response.text
+    assert response.json()["detail"][0]["loc"] == loc and response.json()["detail"][0]["type"] == "carriage"
+    assert "os.system" not in response.text and TOKEN not in response.text  # names the field, never the value
+    assert store.count() == 0
+
+
 def test_limits_at_the_edge_are_stored(database_url, store):
-    edge = callback(1, AccountId=2**63 - 1, Keyword="k" * 255, CallbackTimestamp="2026-01-01T00:00:00." + "0" * 44)
-    message = callback(11, Message="a\x00b", Campaign={"Note": "\x00"})  # the payload is escaped JSON: NUL is fine
+    edge = callback(1, AccountId=2**63 - 1, Keyword="k" * 255, CallbackTimestamp=now_timestamp() + "." + "0" * 44)
+    extremes = callback(11, ContactId=-(2**63), Campaign={"Count": 2**63 - 1, "Text": "a" * 16_384, "N" * 255: 1})
     with ReceiverServer(receiver=Receiver(tokens=[TOKEN], database_url=database_url, bind_tokens=False)) as server:
         assert post(server.url, edge).json()["status"] == "stored"
-        assert post(server.url, message).json()["status"] == "stored"
+        assert post(server.url, extremes).json()["status"] == "stored"
     assert {s.account_id for s in store.read_after(0)} == {2**63 - 1, 1001}
 
 
@@ -175,6 +219,16 @@ def test_a_token_only_authenticates_its_own_accounts_callbacks(two_accounts, sto
     assert post(url, callback(8, AccountId=777, ParentId=2002, CallbackToken=OTHER_TOKEN)).status_code == 200
     assert post(url, callback(8, AccountId=778, ParentId=1001, CallbackToken=OTHER_TOKEN)).status_code == 401
     assert sorted(s.account_id for s in store.read_after(0)) == [777, 1001, 2002]
+
+
+def test_a_parent_token_cannot_speak_for_an_account_with_a_token_of_its_own(two_accounts, store):
+    """With 1001's token, a NewAccount callback about 2002 (a tenant with its own token) was stored as 2002's."""
+    hijack = callback(8, AccountId=2002, ParentId=1001, CallbackToken=TOKEN)
+    assert post(two_accounts.url, hijack).status_code == 401
+    assert (
+        post(two_accounts.url, callback(8, AccountId=2002, ParentId=1001, CallbackToken=OTHER_TOKEN)).status_code == 200
+    )
+    assert [s.account_id for s in store.read_after(0)] == [2002]
 
 
 def test_bare_tokens_are_ignored_while_binding_is_on_and_accepted_for_any_account_when_it_is_off(

@@ -1,8 +1,9 @@
 """
 Property-based tests (Hypothesis) of the receiver over real HTTP on loopback: whatever the body, the answer is one
-of 200, 401, 413 or 422 (never 500, never 503 while the store is up), and every acknowledged TransactionId is in
-the store exactly once, over SQLite and PostgreSQL. Budget: the ``default`` profile (50 examples per test);
-``HYPOTHESIS_PROFILE=long`` for a soak (see docs/reliability.md).
+of 200, 401, 413 or 422 (never 500, never 503 while the store is up), every acknowledged TransactionId is in the
+store exactly once, over SQLite and PostgreSQL, and every callback answered 200 can be carried by every consumer:
+the triggerer's messages, Airflow's serializers and PostgreSQL JSONB. Budget: the ``default`` profile (50 examples
+per test); ``HYPOTHESIS_PROFILE=long`` for a soak (see docs/reliability.md).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from messaging_platform_provider.callbacks.receiver import Receiver
 from messaging_platform_provider.callbacks.server import ReceiverServer
 from messaging_platform_provider.callbacks.store import CallbackStore
 from tests.support.callback_helpers import BOUND_TOKEN, FIELDS, TOKEN, callback
+from tests.support.carriage import carry_everywhere
 
 ANSWERS = {200, 401, 413, 422}
 MAX_BODY = 8192
@@ -145,3 +147,37 @@ def test_with_bound_tokens_only_the_accounts_own_token_is_accepted(bound_server,
         assert status == 422  # the store cannot hold it, whoever sends it
     else:
         assert status == 401
+
+
+#: Values at the edges of what the consumers carry: integers around 64 bits, NUL, names Airflow's serializers own.
+edges = st.one_of(
+    st.sampled_from([2**63 - 1, 2**63, 2**64 - 1, 2**64, -(2**63), -(2**63) - 1, str(2**64), "\x00", "a\x00b"]),
+    st.dictionaries(
+        st.sampled_from(["__classname__", "__type", "__var", "__data__", "_ok", "Ok"]), scalars, max_size=3
+    ),
+    text,
+)
+hostile = st.recursive(edges, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(text, inner, max_size=3))
+
+
+@pytest.fixture
+def jsonb(postgres_server) -> Iterator[Any]:
+    from sqlalchemy import create_engine
+
+    engine = create_engine(postgres_server.admin_url())
+    yield engine
+    engine.dispose()
+
+
+@relaxed
+@given(
+    callback_type=st.sampled_from([1, 3, 6, 8, 11]),
+    changes=st.dictionaries(st.sampled_from(FIELD_NAMES), hostile, min_size=1, max_size=4),
+)
+def test_every_callback_answered_200_is_carried_by_every_consumer(harness, jsonb, callback_type, changes):
+    """A 200 means stored *and* carriable: a triggerer died on an integer beyond 64 bits, PostgreSQL on a NUL."""
+    body = callback(callback_type, **changes)
+    response = harness.post(json.dumps(body).encode())
+    if response.status_code == 200:
+        (row,) = [r for r in harness.store.read_after(0, limit=10_000) if r.transaction_id == body["TransactionId"]]
+        carry_everywhere(row.to_event(), jsonb)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
 import time
 from collections.abc import Iterator
@@ -131,8 +132,87 @@ def test_the_cap_fits_the_file_descriptor_limit():
         assert connection_limits(10) == 10
         raised = resource.getrlimit(resource.RLIMIT_NOFILE)[0]  # the soft limit is raised to the hard one
         assert raised >= before[0]
-        assert connection_limits(10**9) == max(8, raised - 128)
+        # the listening socket's backlog of accepted-but-not-yet-served connections is kept free, and 64 more
+        assert connection_limits(10**9, backlog=2048) == max(8, raised - 64 - 2048)
+        assert connection_limits(10**9, backlog=16) == max(8, raised - 64 - 16)
     finally:
         resource.setrlimit(resource.RLIMIT_NOFILE, before)
     with pytest.raises(ValueError):
         guarded_protocol(header_timeout=0)
+    with pytest.raises(ValueError):
+        guarded_protocol(max_head_bytes=100)
+
+
+def raw_exchange(server: ReceiverServer, *writes: bytes) -> bytes:
+    """Send each write on one connection, then read every answer until the server closes it."""
+    sock = socket.create_connection((server.host, server.port), timeout=30)
+    try:
+        for data in writes:
+            try:
+                sock.sendall(data)
+            except OSError:  # the server answered and closed while we were still sending
+                break
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+        return received
+    except ConnectionResetError:
+        return received
+    finally:
+        sock.close()
+
+
+def request(server: ReceiverServer, body: dict | None = None, *, headers: bytes = b"") -> bytes:
+    content = json.dumps(body if body is not None else callback(1)).encode()
+    return (
+        (
+            f"POST {server.path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(content)}\r\n"
+        ).encode()
+        + headers
+        + b"\r\n"
+        + content
+    )
+
+
+def statuses(received: bytes) -> list[int]:
+    """The status of every answer, in order (an answer follows the previous body on the same line)."""
+    return [int(code) for code in re.findall(rb"HTTP/1\.1 (\d{3}) ", received)]
+
+
+def test_a_request_head_streamed_past_the_bound_is_answered_431_and_closed(guarded, store):
+    with guarded(max_head_bytes=4096) as server:
+        start = f"POST {server.path} HTTP/1.1\r\nHost: x\r\nX-Endless: ".encode()
+        received = raw_exchange(server, start, *[b"a" * 1024] * 64)  # 64 KiB of one header value, in pieces
+        assert statuses(received) == [431]
+        long_url = f"POST {server.path}?{'q' * 1024}".encode()
+        assert statuses(raw_exchange(server, long_url, *[b"q" * 1024] * 64)) == [431]
+        assert post(server.url, callback(1)).status_code == 200  # the receiver is fine
+    assert store.count() == 1
+
+
+def test_a_complete_request_head_over_the_bound_is_answered_431_and_one_under_it_is_served(guarded, store):
+    with guarded(max_head_bytes=4096) as server:
+        padding = b"X-Pad: " + b"p" * 3000 + b"\r\n"
+        assert statuses(raw_exchange(server, request(server, headers=padding * 2))) == [431]  # in one write
+        assert statuses(raw_exchange(server, request(server, headers=padding))) == [200]
+    assert store.count() == 1
+
+
+@pytest.mark.parametrize("bad", [b"NOT HTTP AT ALL\r\n\r\n", b"GET / HTTP/1.1\r\nBad Header\r\n\r\n"])
+def test_a_callback_pipelined_before_a_malformed_request_is_answered_then_the_400(guarded, store, bad):
+    """Both in one write: the callback is committed, so it is answered as committed, before the 400."""
+    first, second = callback(1), callback(1)
+    with guarded() as server:
+        received = raw_exchange(server, request(server, first) + request(server, second) + bad)
+        assert statuses(received) == [200, 200, 400]
+        assert received.count(b'"status":"stored"') == 2
+    assert sorted(store.transaction_ids()) == sorted([first["TransactionId"], second["TransactionId"]])
+
+
+def test_a_callback_pipelined_before_an_oversized_head_is_answered_then_the_431(guarded, store):
+    with guarded(max_head_bytes=4096) as server:
+        oversized = f"POST {server.path} HTTP/1.1\r\nX-Endless: ".encode() + b"a" * 8192
+        received = raw_exchange(server, request(server) + oversized, b"a" * 8192)
+        assert statuses(received) == [200, 431]
+    assert store.count() == 1

@@ -54,6 +54,7 @@ def test_the_connection_form_shows_our_fields_on_this_airflow(airflow_api):
         "account_id": "Account ID",
         "base_url": "Base URL",
         "timezone": "Platform time zone",
+        "allow_insecure_http": "Allow plain http",
     }
     assert "integer" in fields["account_id"]["type"] and "string" in fields["base_url"]["type"]
     standard = ours["standard_fields"]

@@ -188,7 +188,8 @@ def test_callable_and_file_targets(platform, tmp_path):
     stored = file_target.read()
     assert stored is not None and works(platform, stored)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    assert [p.name for p in tmp_path.iterdir()] == ["credential.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["credential.json", "credential.json.lock"]  # no temp file
+    assert (tmp_path / "credential.json.lock").read_text() == ""  # the lease, released
 
 
 def test_error_text_never_carries_a_secret(platform):

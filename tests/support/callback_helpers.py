@@ -50,11 +50,16 @@ FIELDS: dict[int, dict[str, Any]] = {
 }
 
 
+def now_timestamp() -> str:
+    """A CallbackTimestamp of now, as the platform writes it (UTC, no offset)."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+
+
 def callback(callback_type: int = 1, *, token: str = TOKEN, **overrides: Any) -> dict[str, Any]:
-    """A valid callback body of the type, with a fresh TransactionId."""
+    """A valid callback body of the type, issued now, with a fresh TransactionId."""
     body: dict[str, Any] = {
         "AccountId": 1001,
-        "CallbackTimestamp": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S"),
+        "CallbackTimestamp": now_timestamp(),
         "CallbackToken": token,
         "CallbackType": callback_type,
         "CallbackURL": "http://127.0.0.1/callbacks",

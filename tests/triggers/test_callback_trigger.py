@@ -304,3 +304,41 @@ def test_the_standalone_run_path_commits_as_it_hands_events_over(store):
     events = asyncio.run(scenario())
     assert [e.payload["payload"]["Keyword"] for e in events] == ["JOIN", "JOIN"]
     assert store.position(CONSUMER) == 1  # the second event was handed over, its position not yet committed
+
+
+def carried_by_the_triggerer(payload: dict) -> dict:
+    """The event payload through msgpack and back, as the triggerer's runner sends events to its supervisor."""
+    import msgspec
+
+    return msgspec.msgpack.decode(msgspec.msgpack.encode(payload))
+
+
+def test_a_stored_callback_airflow_cannot_carry_is_skipped_by_watcher_and_sensor(store, caplog):
+    """
+    A store written before the receiver checked what consumers can carry may hold such a callback: the triggerer's
+    runner died on it (msgpack: integers beyond 64 bits) and again on every restart. It is skipped with a warning.
+    """
+    from messaging_platform_provider.callbacks.filters import CallbackFilter
+    from messaging_platform_provider.triggers.callback import find_callback
+
+    poison = keyword(ContactId=2**64, PhoneNumber="+15550109999")
+    good = [keyword(), keyword(PhoneNumber="+15550109999")]
+
+    async def scenario():
+        harness = harness_for(trigger())
+        await harness.start()
+        await harness.wait_open()
+        add(store, good[0], poison, keyword(Extra={"__classname__": "x"}), good[1])
+        await harness.wait_for(2)
+        await harness.crash()
+        return harness.yielded
+
+    events = asyncio.run(scenario())
+    assert ids(events) == [b["TransactionId"] for b in good]
+    assert [carried_by_the_triggerer(e.payload) for e in events] == [e.payload for e in events]
+    assert poison["TransactionId"] in caplog.text and "ContactId" in caplog.text and str(2**64) not in caplog.text
+    # the callback sensor's query (poke and deferred alike): the first match is the poison, the answer the next
+    same_phone = CallbackFilter.build(phone_numbers=["+15550109999"])
+    assert store.first_match(same_phone).transaction_id == poison["TransactionId"]
+    found = find_callback(store, same_phone, "2000-01-01T00:00:00")
+    assert found is not None and found["transaction_id"] == good[1]["TransactionId"]

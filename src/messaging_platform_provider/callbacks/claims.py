@@ -61,7 +61,7 @@ def claim_callbacks_for_run(
         return []
     store = shared_store(watcher.database_url)
     first = min(int(c.get("seq") or 0) for c in own)
-    later = [row.to_event() for row in store.read_after(first, watcher.filter, limit)]
+    later = [row.to_event() for row in store.read_after(first, watcher.filter, limit) if row.is_carriable()]
     return claim_callbacks(
         sorted([*own, *later], key=lambda c: int(c.get("seq") or 0)),
         consumer=watcher.consumer,

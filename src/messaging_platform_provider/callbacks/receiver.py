@@ -6,11 +6,12 @@ several callback records). Checks, in order: the body is read up to ``max_body_b
 Content-Length first and on the bytes streamed in any case); parsed as JSON, at most ``limits.MAX_JSON_DEPTH``
 objects/arrays deep, no NaN/Infinity, no lone surrogate (422 otherwise, and when it is not a JSON object); 503 when
 no token is configured; its ``CallbackToken`` compared in constant time with every configured token (401 when none
-matches); validated for its CallbackType (422 naming the fields, never their values); 422 when the store could not
-hold a field (``limits``); 401 when tokens are bound to accounts and the token is not one of the callback's
-account; then stored. 200 means the callback is committed to the store: ``{"status": "stored"}`` the first time,
-``{"status": "duplicate"}`` for a resend of a stored TransactionId. 503 only when the store cannot be opened or
-written (the platform redelivers).
+matches); validated for its CallbackType (422 naming the fields, never their values); 422 when a consumer could not
+carry the payload or the store could not hold a field (``limits``); 422 when its ``CallbackTimestamp`` lies outside
+the freshness window (``settings.Freshness``); 401 when tokens are bound to accounts and the token is not one of the
+callback's account; then stored. 200 means the callback is committed to the store and every consumer can carry it:
+``{"status": "stored"}`` the first time, ``{"status": "duplicate"}`` for a resend of a stored TransactionId. 503
+only when the store cannot be opened or written (the platform redelivers).
 
 Writes are batched (``writer.BatchWriter``); a failed batch is written again one callback at a time, so that one
 callback never fails another.
@@ -24,6 +25,7 @@ import json
 import logging
 import threading
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from datetime import datetime, timezone
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -31,6 +33,7 @@ from fastapi.responses import JSONResponse
 from starlette.requests import ClientDisconnect
 
 from messaging_platform_provider.callbacks.limits import (
+    carriage_errors,
     finite_float,
     json_problem,
     reject_constant,
@@ -43,7 +46,13 @@ from messaging_platform_provider.callbacks.models import (
     parse_callback,
 )
 from messaging_platform_provider.callbacks.schema import NewCallback
-from messaging_platform_provider.callbacks.settings import parse_token, resolve_bind_tokens, resolve_tokens
+from messaging_platform_provider.callbacks.settings import (
+    Freshness,
+    parse_token,
+    resolve_bind_tokens,
+    resolve_freshness,
+    resolve_tokens,
+)
 from messaging_platform_provider.callbacks.store import CallbackStore
 from messaging_platform_provider.callbacks.writer import MAX_BATCH, BatchWriter, CallbackRejected, StoreUnavailable
 
@@ -70,6 +79,9 @@ class Receiver:
     :param store: an existing store instead of ``database_url``.
     :param bind_tokens: whether a token only authenticates callbacks of its own account (tokens written
         ``ACCOUNT_ID:TOKEN``); ``None`` resolves it (``settings.resolve_bind_tokens``, default True).
+    :param max_age_seconds: how old a ``CallbackTimestamp`` may be; ``None`` resolves it (default a day).
+    :param max_clock_skew_seconds: how far ahead of this clock a ``CallbackTimestamp`` may be; ``None`` resolves it
+        (default five minutes).
     """
 
     def __init__(
@@ -80,9 +92,13 @@ class Receiver:
         store: CallbackStore | None = None,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         bind_tokens: bool | None = None,
+        max_age_seconds: float | None = None,
+        max_clock_skew_seconds: float | None = None,
     ) -> None:
         self._explicit_tokens = list(tokens) if tokens is not None else None
         self._explicit_bind = bind_tokens
+        self._explicit_freshness = (max_age_seconds, max_clock_skew_seconds)
+        self._freshness: Freshness | None = None
         self._database_url = database_url
         self._store = store
         self._tokens: list[tuple[int | None, bytes]] | None = None
@@ -117,6 +133,24 @@ class Receiver:
                 usable = [(account, t) for account, t in usable if account is not None]
             self._tokens = usable
         return self._tokens
+
+    @property
+    def freshness(self) -> Freshness:
+        if self._freshness is None:
+            self._freshness = resolve_freshness(*self._explicit_freshness)
+        return self._freshness
+
+    def owners(self, model: Any) -> set[int | None]:
+        """
+        The accounts whose token may carry this callback: its ``AccountId``; for NewAccount also its ``ParentId``
+        (the event goes to the parent's callback records, with the parent's token, while AccountId is the new
+        account), but only while the new account has no token of its own here: once it has, the parent's token
+        cannot speak for it.
+        """
+        if isinstance(model, NewAccountCallback) and model.ParentId is not None:
+            if model.AccountId not in {account for account, _ in self.tokens}:
+                return {model.AccountId, model.ParentId}
+        return {model.AccountId}
 
     @property
     def store(self) -> CallbackStore:
@@ -157,14 +191,23 @@ def _norm(token: str) -> bytes:
     return token.strip().lower().encode("utf-8")
 
 
-def _owners(model: Any) -> set[int | None]:
-    """
-    The accounts whose token may carry this callback: its ``AccountId``; for NewAccount also its ``ParentId`` (the
-    event goes to the parent's callback records, with the parent's token, while AccountId is the new account).
-    """
-    if isinstance(model, NewAccountCallback) and model.ParentId is not None:
-        return {model.AccountId, model.ParentId}
-    return {model.AccountId}
+def freshness_error(timestamp: str, freshness: Freshness, now: datetime) -> dict[str, Any] | None:
+    """Why ``CallbackTimestamp`` (UTC; validated by the model) is outside the window around ``now``, or None."""
+    now = now.astimezone(timezone.utc).replace(tzinfo=None) if now.tzinfo is not None else now
+    try:
+        issued = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
+        if issued.tzinfo is not None:
+            issued = issued.astimezone(timezone.utc).replace(tzinfo=None)
+        age = (now - issued).total_seconds()
+    except OverflowError:  # an offset that moves it past year 1 or 9999
+        age = float("inf")
+    if age > freshness.max_age:
+        msg = f"is more than {freshness.max_age:g} seconds old (a replay, or a clock far behind)"
+    elif -age > freshness.max_skew:
+        msg = f"is more than {freshness.max_skew:g} seconds ahead of the receiver's clock"
+    else:
+        return None
+    return {"loc": ["CallbackTimestamp"], "msg": msg, "type": "freshness"}
 
 
 class BodyTooLarge(Exception):
@@ -229,10 +272,13 @@ def create_receiver_app(receiver: Receiver | None = None, *, path: str = DEFAULT
         except CallbackValidationError as exc:
             return invalid(exc.errors)
         item = NewCallback.from_model(model)
-        errors = store_limit_errors(item)
+        errors = carriage_errors(item.payload) or store_limit_errors(item)
+        stale = freshness_error(model.CallbackTimestamp, receiver.freshness, datetime.now(timezone.utc))
+        if stale is not None:
+            errors.append(stale)
         if errors:
             return invalid(errors)
-        if receiver.bind_tokens and not accounts & _owners(model):
+        if receiver.bind_tokens and not accounts & receiver.owners(model):
             return answer(401, detail="the CallbackToken is not the token of this AccountId")
         try:
             writer = await receiver.awriter()

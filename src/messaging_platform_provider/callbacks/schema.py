@@ -6,6 +6,7 @@ store itself).
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -13,7 +14,10 @@ from typing import Any
 from sqlalchemy import BigInteger, Column, DateTime, Index, Integer, MetaData, String, Table, Text
 
 from messaging_platform_provider.callbacks.filters import normalise_phone
+from messaging_platform_provider.callbacks.limits import carriage_errors
 from messaging_platform_provider.callbacks.models import CallbackBase
+
+log = logging.getLogger(__name__)
 
 _ID = BigInteger().with_variant(Integer(), "sqlite")
 metadata = MetaData()
@@ -90,6 +94,23 @@ class StoredCallback(NewCallback):
     """A stored callback: its fields, and its position in the store (``seq``)."""
 
     seq: int
+
+    def is_carriable(self) -> bool:
+        """
+        Whether Airflow can carry this callback (``limits.carriage_errors``). The receiver stores no other, but a
+        store written by an older version may hold one: it is skipped, with a warning, instead of stopping the
+        triggerer or failing the task that reads it.
+        """
+        errors = carriage_errors(self.payload)
+        if errors:
+            fields = ", ".join(".".join(str(part) for part in error["loc"]) for error in errors)
+            log.warning(
+                "Callback seq %s (TransactionId %s) skipped: Airflow cannot carry its %s",
+                self.seq,
+                self.transaction_id,
+                fields,
+            )
+        return not errors
 
     def to_event(self) -> dict[str, Any]:
         """The JSON form handed to Airflow (trigger event, asset event extra, XCom): no token in it."""

@@ -11,6 +11,12 @@ Tokens: the explicit ones, else ``$MESSAGING_PLATFORM_CALLBACK_TOKENS``, else Ai
 ``[messaging_platform_callbacks] tokens``; comma- or whitespace-separated. Tokens are secrets: nothing here logs
 or prints them.
 
+Freshness: a callback whose ``CallbackTimestamp`` is older than ``max_age_seconds`` (default a day) or more than
+``max_clock_skew_seconds`` (default five minutes) ahead of the receiver's clock is refused (422). The explicit
+argument, else ``$MESSAGING_PLATFORM_CALLBACK_MAX_AGE_SECONDS`` /
+``$MESSAGING_PLATFORM_CALLBACK_MAX_CLOCK_SKEW_SECONDS``, else Airflow's ``[messaging_platform_callbacks]
+max_age_seconds`` / ``max_clock_skew_seconds``.
+
 Each token is written ``ACCOUNT_ID:TOKEN``, binding it to the account the platform issued it for: by default a token
 only authenticates callbacks whose ``AccountId`` is its account. A bare ``TOKEN`` is bound to no account and is
 only accepted when binding is turned off (``$MESSAGING_PLATFORM_CALLBACK_BIND_TOKENS=false``, Airflow's
@@ -25,11 +31,16 @@ import os
 import re
 import sys
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 DATABASE_URL_ENV = "MESSAGING_PLATFORM_CALLBACKS_DATABASE_URL"
 TOKENS_ENV = "MESSAGING_PLATFORM_CALLBACK_TOKENS"
 BIND_TOKENS_ENV = "MESSAGING_PLATFORM_CALLBACK_BIND_TOKENS"
+MAX_AGE_ENV = "MESSAGING_PLATFORM_CALLBACK_MAX_AGE_SECONDS"
+MAX_CLOCK_SKEW_ENV = "MESSAGING_PLATFORM_CALLBACK_MAX_CLOCK_SKEW_SECONDS"
+DEFAULT_MAX_AGE_SECONDS = 86400.0
+DEFAULT_MAX_CLOCK_SKEW_SECONDS = 300.0
 CONF_SECTION = "messaging_platform_callbacks"
 DEFAULT_DB_FILE = "messaging_platform_callbacks.db"
 
@@ -96,6 +107,44 @@ def resolve_bind_tokens(explicit: bool | None = None) -> bool:
         return explicit
     text = os.environ.get(BIND_TOKENS_ENV) or _airflow_conf("bind_tokens")
     return _truth(text) if text else True
+
+
+def _seconds(explicit: float | None, env: str, conf_key: str, default: float) -> float:
+    if explicit is not None:
+        value: float | str = explicit
+    else:
+        value = os.environ.get(env) or _airflow_conf(conf_key) or default
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not seconds > 0:
+        raise ValueError(f"{env} / [{CONF_SECTION}] {conf_key} must be a positive number of seconds, got {value!r}")
+    return seconds
+
+
+@dataclass(frozen=True)
+class Freshness:
+    """How far a ``CallbackTimestamp`` may lie from the receiver's clock: ``max_age`` behind, ``max_skew`` ahead."""
+
+    max_age: float = DEFAULT_MAX_AGE_SECONDS
+    max_skew: float = DEFAULT_MAX_CLOCK_SKEW_SECONDS
+
+    @property
+    def replay_horizon(self) -> float:
+        """
+        Seconds after its arrival within which a copy of a callback can still be accepted: a copy passes only while
+        its timestamp, which lay at most ``max_skew`` ahead of the first arrival, is at most ``max_age`` old. Rows
+        younger than this must be kept for de-duplication (``prune`` keeps them).
+        """
+        return self.max_age + self.max_skew
+
+
+def resolve_freshness(max_age: float | None = None, max_skew: float | None = None) -> Freshness:
+    return Freshness(
+        _seconds(max_age, MAX_AGE_ENV, "max_age_seconds", DEFAULT_MAX_AGE_SECONDS),
+        _seconds(max_skew, MAX_CLOCK_SKEW_ENV, "max_clock_skew_seconds", DEFAULT_MAX_CLOCK_SKEW_SECONDS),
+    )
 
 
 def redact_url(url: str) -> str:

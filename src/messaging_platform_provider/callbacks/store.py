@@ -8,7 +8,11 @@ reader keep nothing but a number as its position (``mp_callback_consumer``) and 
 committed late (with per-row autoincrement on PostgreSQL a smaller id can commit after a larger one has been read).
 
 ``TransactionId`` is unique: a resent callback is recognised and stored once, across restarts and processes.
-The callback token is never stored.
+The callback token is never stored. Payloads are stored as UTF-8 JSON text.
+
+``prune`` is the retention tool (``messaging-platform-callbacks prune``): it deletes old callbacks and claims, but
+never one young enough for a copy of it to pass the receiver's freshness window (de-duplication stays sound), and by
+default never one that a consumer has not read yet.
 """
 
 from __future__ import annotations
@@ -17,12 +21,14 @@ import json
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
     create_engine,
+    delete,
     event,
     func,
     select,
@@ -174,7 +180,7 @@ class CallbackStore:
                             "phone_number": item.phone_number,
                             "callback_timestamp": item.callback_timestamp,
                             "received_at": item.received_at,
-                            "payload": json.dumps(item.payload, separators=(",", ":")),
+                            "payload": json.dumps(item.payload, separators=(",", ":"), ensure_ascii=False),
                         }
                     )
             if rows:
@@ -218,6 +224,11 @@ class CallbackStore:
         with self._read() as conn:
             row = conn.execute(query.order_by(events_table.c.seq).limit(1)).first()
         return row_to_stored(row) if row is not None else None
+
+    def count_before(self, received_before: datetime) -> int:
+        with self._read() as conn:
+            query = select(func.count()).select_from(events_table).where(events_table.c.received_at < received_before)
+            return int(conn.execute(query).scalar_one())
 
     def last_seq(self) -> int:
         with self._read() as conn:
@@ -295,6 +306,36 @@ class CallbackStore:
                     [{"consumer": consumer, "transaction_id": t, "owner": owner, "claimed_at": now} for t in fresh],
                 )
         return set(fresh) | {t for t, o in held.items() if o == owner}
+
+    # -- retention ----------------------------------------------------------------------------------
+
+    def prune(self, received_before: datetime, *, keep_unread: bool = True) -> PruneResult:
+        """
+        Delete the callbacks received before ``received_before`` (naive UTC) and the claims made before it. With
+        ``keep_unread``, callbacks that some consumer has not read yet (``seq`` above its position) are kept, and
+        the consumers holding them back are named. The caller keeps the freshness window (``cli.prune`` does).
+        """
+        with self._write() as conn:
+            conn.execute(update(counter_table).where(counter_table.c.id == 1).values(value=counter_table.c.value))
+            old = events_table.c.received_at < received_before
+            holding: list[str] = []
+            positions = {r.name: int(r.position) for r in conn.execute(select(consumers_table)).all()}
+            newest_old = conn.execute(select(func.max(events_table.c.seq)).where(old)).scalar()
+            if keep_unread and positions and newest_old is not None:
+                holding = sorted(name for name, position in positions.items() if position < int(newest_old))
+                old = old & (events_table.c.seq <= min(positions.values()))
+            callbacks = conn.execute(delete(events_table).where(old)).rowcount
+            claims = conn.execute(delete(claims_table).where(claims_table.c.claimed_at < received_before)).rowcount
+        return PruneResult(callbacks=int(callbacks or 0), claims=int(claims or 0), held_back_by=tuple(holding))
+
+
+@dataclass(frozen=True)
+class PruneResult:
+    """What ``prune`` deleted, and the consumers whose unread callbacks it kept."""
+
+    callbacks: int
+    claims: int
+    held_back_by: tuple[str, ...] = ()
 
 
 _SHARED: dict[str, CallbackStore] = {}

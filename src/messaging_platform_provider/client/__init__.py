@@ -19,6 +19,18 @@ if TYPE_CHECKING:
         MessagingPlatformApiError as MessagingPlatformApiError,
         MessagingPlatformValidationError as MessagingPlatformValidationError,
     )
+    from messaging_platform_provider.client.odata import (
+        and_ as and_,
+        eq as eq,
+        ge as ge,
+        gt as gt,
+        le as le,
+        literal as literal,
+        lt as lt,
+        ne as ne,
+        not_ as not_,
+        or_ as or_,
+    )
     from messaging_platform_provider.client.once import CreateOnce as CreateOnce
     from messaging_platform_provider.client.retry import RetryPolicy as RetryPolicy
 
@@ -28,6 +40,7 @@ _WHERE = {
     "MessagingPlatformApiError": "errors",
     "MessagingPlatformValidationError": "errors",
     "CreateOnce": "once",
+    **{name: "odata" for name in ("literal", "eq", "ne", "gt", "ge", "lt", "le", "and_", "or_", "not_")},
     "RetryPolicy": "retry",
 }
 

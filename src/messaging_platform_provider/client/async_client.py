@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 
-from messaging_platform_provider.client.errors import MessagingPlatformApiError
+from messaging_platform_provider.client.errors import MessagingPlatformApiError, secret_forms
 from messaging_platform_provider.client.operations import Operation, resolve
 from messaging_platform_provider.client.request import (
     DEFAULT_TIMEOUT,
@@ -57,6 +57,7 @@ class AsyncMessagingPlatformClient:
     One pooled ``httpx.AsyncClient``; at most ``max_connections`` TCP connections, however many callers.
     ``platform_timezone``: the connection's IANA zone, carried as on the sync client (built by the same function,
     ``hooks.connection.client_from_settings``), although no call a trigger makes today sends a date-time.
+    ``allow_insecure_http``: as on the sync client, allow a plain ``http://`` URL to a host that is not loopback.
     """
 
     def __init__(
@@ -70,8 +71,11 @@ class AsyncMessagingPlatformClient:
         max_connections: int = DEFAULT_MAX_CONNECTIONS,
         transport: httpx.AsyncBaseTransport | None = None,
         platform_timezone: str = "UTC",
+        allow_insecure_http: bool = False,
     ) -> None:
-        self.base_url = normalize_base_url(base_url)
+        self.base_url = normalize_base_url(base_url, allow_insecure_http=allow_insecure_http)
+        self.allow_insecure_http = allow_insecure_http
+        self.hidden = secret_forms(api_key, api_secret)  # scrubbed from error text built from an answer
         self.account_id = account_id
         self.platform_timezone = platform_timezone
         self.max_connections = max_connections
@@ -101,14 +105,21 @@ class AsyncMessagingPlatformClient:
     ) -> Any:
         op = resolve(operation)
         account = account_for_call(account_id, self.account_id)
-        prepared = prepare(op, self.base_url, {"account_id": account, **path_params}, body, query)
+        prepared = prepare(
+            op,
+            self.base_url,
+            {"account_id": account, **path_params},
+            body,
+            query,
+            allow_insecure_http=self.allow_insecure_http,
+        )
         try:
             response = await self.send(prepared)
         except httpx.HTTPError as exc:  # transport errors and undecodable bodies: no usable answer
             raise MessagingPlatformApiError(
                 method=prepared.method, path=prepared.path, status=None, reason=type(exc).__name__
             ) from exc
-        return decode(op, prepared, response.status_code, response.content)
+        return decode(op, prepared, response.status_code, response.content, hidden=self.hidden)
 
     async def send(self, prepared: PreparedRequest) -> httpx.Response:
         """One try of a prepared request, its body read; a transport error is raised as httpx's."""

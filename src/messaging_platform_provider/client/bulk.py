@@ -46,7 +46,12 @@ class BulkOutcome:
 
 
 def prepare_calls(
-    op: Operation, base_url: str, default_account: int | None, calls: Sequence[Mapping[str, Any]]
+    op: Operation,
+    base_url: str,
+    default_account: int | None,
+    calls: Sequence[Mapping[str, Any]],
+    *,
+    allow_insecure_http: bool = False,
 ) -> list[PreparedRequest]:
     """
     Every item checked and built before anything is sent. An item holds what ``call`` takes: the path's values
@@ -64,7 +69,16 @@ def prepare_calls(
             if unknown:
                 raise MessagingPlatformValidationError(str(unknown[0]), f"is not a value {op.name} takes", known)
             account = account_for_call(account_id, default_account)
-            prepared.append(prepare(op, base_url, {"account_id": account, **values}, body, query))
+            prepared.append(
+                prepare(
+                    op,
+                    base_url,
+                    {"account_id": account, **values},
+                    body,
+                    query,
+                    allow_insecure_http=allow_insecure_http,
+                )
+            )
         except MessagingPlatformValidationError as exc:
             raise exc.within(f"calls[{index}]") from None
     return prepared
@@ -154,6 +168,9 @@ class BulkRun:
                 await self._sleep(delay)
                 continue
             try:
-                return BulkOutcome(value=decode(op, prepared, status, response.content, attempt), attempts=attempt)
+                return BulkOutcome(
+                    value=decode(op, prepared, status, response.content, attempt, hidden=self.client.hidden),
+                    attempts=attempt,
+                )
             except MessagingPlatformApiError as exc:
                 return BulkOutcome(error=exc, attempts=attempt)

@@ -11,7 +11,11 @@ import requests
 from urllib3.exceptions import NewConnectionError
 
 from messaging_platform_provider.client.api import ApiMethods
-from messaging_platform_provider.client.errors import MessagingPlatformApiError, MessagingPlatformValidationError
+from messaging_platform_provider.client.errors import (
+    MessagingPlatformApiError,
+    MessagingPlatformValidationError,
+    secret_forms,
+)
 from messaging_platform_provider.client.operations import Operation, resolve
 from messaging_platform_provider.client.request import (
     DEFAULT_TIMEOUT,
@@ -55,6 +59,8 @@ class MessagingPlatformClient(ApiMethods):
     :param timeout: ``(connect, read)`` seconds.
     :param retry_policy: which failures are retried and how long to wait.
     :param platform_timezone: IANA zone date-times are converted to before they are sent.
+    :param allow_insecure_http: allow a plain ``http://`` ``base_url`` or callback record URL to a host that is not
+        loopback, which sends the key and secret (the callback token) in clear; refused otherwise.
     """
 
     def __init__(
@@ -67,11 +73,14 @@ class MessagingPlatformClient(ApiMethods):
         timeout: tuple[float, float] = DEFAULT_TIMEOUT,
         retry_policy: RetryPolicy | None = None,
         platform_timezone: str = "UTC",
+        allow_insecure_http: bool = False,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        self.base_url = normalize_base_url(base_url)
+        self.base_url = normalize_base_url(base_url, allow_insecure_http=allow_insecure_http)
         if not api_key or not api_secret:
             raise MessagingPlatformValidationError("login/password", "the API key and its secret are both required")
+        self.allow_insecure_http = allow_insecure_http
+        self.hidden = secret_forms(api_key, api_secret)  # scrubbed from error text built from an answer
         self.account_id = account_id
         self.timeout = timeout
         self.retry_policy = retry_policy or RetryPolicy()
@@ -86,6 +95,9 @@ class MessagingPlatformClient(ApiMethods):
 
     def _timezone(self) -> str:
         return self.platform_timezone
+
+    def _insecure_http_allowed(self) -> bool:
+        return self.allow_insecure_http
 
     def close(self) -> None:
         self.session.close()
@@ -108,7 +120,14 @@ class MessagingPlatformClient(ApiMethods):
         """Run one declared operation and return its decoded answer (a dict, a list, or ``None``)."""
         op = resolve(operation)
         account = account_for_call(account_id, self.account_id)
-        prepared = prepare(op, self.base_url, {"account_id": account, **path_params}, body, query)
+        prepared = prepare(
+            op,
+            self.base_url,
+            {"account_id": account, **path_params},
+            body,
+            query,
+            allow_insecure_http=self.allow_insecure_http,
+        )
         attempt = 0
         while True:
             attempt += 1
@@ -149,4 +168,4 @@ class MessagingPlatformClient(ApiMethods):
                 self._sleep(delay)
                 continue
             log.debug("%s %s answered %s", prepared.method, prepared.path, status)
-            return decode(op, prepared, status, response.content, attempts=attempt)
+            return decode(op, prepared, status, response.content, attempts=attempt, hidden=self.hidden)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -42,15 +43,53 @@ def _field(item: dict[str, Any], name: str) -> Any:
     return None
 
 
-def parse_error_details(body: bytes | str | None) -> list[ErrorDetail]:
-    """Turn an error body into details; accepts the object array, a string array, or anything else as text."""
+def secret_forms(api_key: str, api_secret: str) -> tuple[str, ...]:
+    """
+    Every form of a key's secret that a request carries and an answer may echo: the secret, ``key:secret``, its
+    base64 and the ``Basic ...`` Authorization value (UTF-8 as httpx encodes the pair, Latin-1 as requests does),
+    longest first: what the hooks hand to Airflow's secrets masker and the clients scrub from error text.
+    """
+    if not api_secret:
+        return ()
+    pair = f"{api_key}:{api_secret}"
+    forms = {api_secret, pair}
+    for encoding in ("utf-8", "latin-1"):
+        try:
+            token = base64.b64encode(pair.encode(encoding)).decode("ascii")
+        except UnicodeEncodeError:
+            continue
+        forms.update((token, f"Basic {token}"))
+    return tuple(sorted(forms, key=len, reverse=True))
+
+
+def scrub(text: str, hidden: Iterable[str]) -> str:
+    """``text`` with each of ``hidden`` (``secret_forms``, longest first) replaced by ``***``."""
+    for secret in hidden:
+        text = text.replace(secret, "***")
+    return text
+
+
+def parse_error_details(body: bytes | str | None, hidden: Iterable[str] = ()) -> list[ErrorDetail]:
+    """
+    Turn an error body into details; accepts the object array, a string array, or anything else as text. Each of
+    ``hidden`` (the caller's ``secret_forms``) is replaced by ``***`` wherever the body holds it, before any text is
+    shortened: a 401 may echo the request's Authorization header.
+    """
     if not body:
         return []
+    hidden = tuple(hidden)
+
+    def shown(value: Any) -> str:
+        return scrub(str(value), hidden)[:_MAX_TEXT]
+
+    def named(value: Any) -> str | None:
+        return None if value is None else scrub(str(value), hidden)
+
     text = body.decode("utf-8", errors="replace") if isinstance(body, bytes) else body
     try:
         data = json.loads(text)
     except ValueError:
-        return [ErrorDetail(message=text.strip()[:_MAX_TEXT])]
+        return [ErrorDetail(message=shown(text.strip()))]
     items = data if isinstance(data, list) else [data]
     details = []
     for item in items:
@@ -58,14 +97,14 @@ def parse_error_details(body: bytes | str | None) -> list[ErrorDetail]:
             code = _field(item, "ErrorCodeId")
             details.append(
                 ErrorDetail(
-                    message=str(_field(item, "ErrorMessage") or _field(item, "Message") or "")[:_MAX_TEXT],
+                    message=shown(_field(item, "ErrorMessage") or _field(item, "Message") or ""),
                     error_code_id=code if isinstance(code, int) else None,
-                    object_type=_field(item, "ObjectType"),
-                    property_name=_field(item, "PropertyName"),
+                    object_type=named(_field(item, "ObjectType")),
+                    property_name=named(_field(item, "PropertyName")),
                 )
             )
         else:
-            details.append(ErrorDetail(message=str(item)[:_MAX_TEXT]))
+            details.append(ErrorDetail(message=shown(item)))
     return details
 
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlsplit
 
 from messaging_platform_provider import __version__
+from messaging_platform_provider.client.bodies import CallbackFields
 from messaging_platform_provider.client.errors import (
     MessagingPlatformApiError,
     MessagingPlatformValidationError,
@@ -32,9 +34,37 @@ def account_for_call(account_id: int | None, default: int | None) -> int:
     return account
 
 
-def normalize_base_url(base_url: str | None) -> str:
+def is_loopback(host: str | None) -> bool:
+    """Whether ``host`` (as ``urlsplit(...).hostname`` gives it) is this machine: localhost, 127.0.0.0/8 or ::1."""
+    if not host:
+        return False
+    if host.rstrip(".").lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def refuse_plain_http(field: str, url: str, allow_insecure_http: bool, carried: str) -> None:
+    """
+    Refuse an ``http://`` URL to a host other than loopback, unless ``allow_insecure_http``: ``carried`` (the API
+    key and secret, the callback token) would cross the network in clear.
+    """
+    parts = urlsplit(url.strip())
+    if parts.scheme.lower() == "http" and not allow_insecure_http and not is_loopback(parts.hostname):
+        raise MessagingPlatformValidationError(
+            field,
+            f"is a plain http:// URL to a host that is not loopback, which would send {carried} in clear; use "
+            "https://, or opt in with allow_insecure_http: true in the connection's extra (allow_insecure_http=True "
+            "on the client)",
+        )
+
+
+def normalize_base_url(base_url: str | None, *, allow_insecure_http: bool = False) -> str:
     """
     Check that ``base_url`` is an absolute http(s) URL ending in ``/api/v2.1``; return it without a trailing /.
+    ``http://`` only to loopback or with ``allow_insecure_http`` (``refuse_plain_http``).
     An error does not repeat the URL, which may hold the API secret (``key:secret@host`` with no scheme).
     """
     if not base_url:
@@ -55,7 +85,20 @@ def normalize_base_url(base_url: str | None) -> str:
         raise MessagingPlatformValidationError(
             "base_url", f"must end with {API_ROOT}, the version segment of the service root"
         )
+    refuse_plain_http("base_url", url, allow_insecure_http, "the API key and secret")
     return url
+
+
+def check_callback_url(op: Operation, body: Any, allow_insecure_http: bool) -> None:
+    """
+    A callback record's URL (``URL``, or ``Url`` as the platform's SDKs spell it) passes ``refuse_plain_http``:
+    every callback the platform POSTs there carries the account's callback token.
+    """
+    if op.fields is not CallbackFields or not isinstance(body, Mapping):
+        return
+    for key, value in body.items():
+        if str(key).lower() == "url" and isinstance(value, str):
+            refuse_plain_http("url", value, allow_insecure_http, "the account's callback token")
 
 
 @dataclass(frozen=True)
@@ -107,8 +150,13 @@ def prepare(
     path_params: Mapping[str, Any],
     body: Any = None,
     query: Mapping[str, Any] | None = None,
+    *,
+    allow_insecure_http: bool = False,
 ) -> PreparedRequest:
-    """Fill the operation's path, encode the body; raises ``MessagingPlatformValidationError`` before any I/O."""
+    """
+    Fill the operation's path, encode the body; raises ``MessagingPlatformValidationError`` before any I/O.
+    ``allow_insecure_http``: the client's opt-in, for a callback record's URL (``check_callback_url``).
+    """
     values = {name: path_segment(op, name, path_params.get(name)) for name in op.path_params}
     path = op.path.format(**values)
     params = {k: _query_value(v) for k, v in (query or {}).items() if v is not None}
@@ -124,6 +172,7 @@ def prepare(
             raise MessagingPlatformValidationError("body", f"is required by {op.name}")
         if op.body == "object" and not isinstance(body, Mapping):
             raise MessagingPlatformValidationError("body", f"{op.name} takes a JSON object, got {type(body).__name__}")
+        check_callback_url(op, body, allow_insecure_http)
         content = json.dumps(body, separators=(",", ":"), default=str).encode()
     return PreparedRequest(op.method, path, base_url + path, params, content)
 
@@ -151,14 +200,24 @@ def _pascal(key: Any) -> Any:
     return _CANONICAL.get(key.lower(), key[0].upper() + key[1:])
 
 
-def decode(op: Operation, prepared: PreparedRequest, status: int, content: bytes, attempts: int = 1) -> Any:
-    """Return the decoded answer of a 2xx response; raise ``MessagingPlatformApiError`` for anything else."""
+def decode(
+    op: Operation,
+    prepared: PreparedRequest,
+    status: int,
+    content: bytes,
+    attempts: int = 1,
+    hidden: Iterable[str] = (),
+) -> Any:
+    """
+    Return the decoded answer of a 2xx response; raise ``MessagingPlatformApiError`` for anything else, its details
+    without any of ``hidden`` (the client's ``errors.secret_forms``).
+    """
     if status >= 300:
         raise MessagingPlatformApiError(
             method=prepared.method,
             path=prepared.path,
             status=status,
-            details=parse_error_details(content),
+            details=parse_error_details(content, hidden),
             attempts=attempts,
         )
     if status == 204 or not content.strip():

@@ -29,6 +29,7 @@ class ConnectionSettings:
     account_id: int | None
     platform_timezone: str
     timeout: tuple[float, float]
+    allow_insecure_http: bool = False
 
     def __repr__(self) -> str:  # the secret stays out of any log line or traceback
         return f"ConnectionSettings(base_url={self.base_url!r}, account_id={self.account_id!r})"
@@ -52,6 +53,18 @@ def _number(extras: dict[str, Any], name: str, default: float) -> float:
     if number <= 0:
         raise MessagingPlatformValidationError(name, f"{value!r} is not a positive number of seconds")
     return number
+
+
+def _flag(extras: dict[str, Any], name: str) -> bool:
+    """A true/false extra: JSON true/false, or the text ``true``/``false`` (any case) a URI or a form gives."""
+    value = _extra(extras, name)
+    if value is None or value is False:
+        return False
+    if value is True:
+        return True
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    raise MessagingPlatformValidationError(name, f"{value!r} is not true or false", ["true", "false"])
 
 
 class AirflowConnection(Protocol):
@@ -84,7 +97,9 @@ def settings_from_connection(
 ) -> ConnectionSettings:
     """
     ``base_url`` comes from the extra field of that name; a host given as a full URL is accepted instead.
-    ``account_id`` and ``timezone`` are extra fields; ``connect_timeout``/``read_timeout`` optional extras.
+    ``account_id`` and ``timezone`` are extra fields; ``connect_timeout``/``read_timeout`` optional extras;
+    ``allow_insecure_http`` (true/false, default false) allows a plain ``http://`` base URL or callback URL to a host
+    that is not loopback (``request.refuse_plain_http``).
     The caller hands the password to Airflow's secrets masker (``mask_secret`` in tasks, ``amask_secret`` in
     triggers, where the synchronous call would block the event loop on the supervisor).
     """
@@ -96,12 +111,13 @@ def settings_from_connection(
         raise MessagingPlatformValidationError("account_id", f"{account!r} is not a positive integer")
     timezone_name = str(_extra(extras, "timezone") or "UTC")
     zone(timezone_name)
+    allow_insecure_http = _flag(extras, "allow_insecure_http")
     if not login or not password:
         raise MessagingPlatformValidationError(
             "login/password", "the connection needs the API key as login and its secret as password"
         )
     return ConnectionSettings(
-        base_url=normalize_base_url(base_url),
+        base_url=normalize_base_url(base_url, allow_insecure_http=allow_insecure_http),
         api_key=login,
         api_secret=password,
         account_id=int(account) if account is not None else None,
@@ -110,6 +126,7 @@ def settings_from_connection(
             _number(extras, "connect_timeout", default_timeout[0]),
             _number(extras, "read_timeout", default_timeout[1]),
         ),
+        allow_insecure_http=allow_insecure_http,
     )
 
 
@@ -123,7 +140,8 @@ def client_from_settings(
 ) -> ClientT:
     """
     A client (``MessagingPlatformClient`` or ``AsyncMessagingPlatformClient``) on what the connection holds: its
-    base URL, credentials, account, timeouts and platform time zone, built the same way for tasks and triggers.
+    base URL, credentials, account, timeouts, platform time zone and ``allow_insecure_http``, built the same way for
+    tasks and triggers.
     ``account_id`` and ``timeout`` given by the caller win over the connection's; ``options`` are the client's own
     (``retry_policy`` for the sync client).
     """
@@ -134,5 +152,6 @@ def client_from_settings(
         account_id=account_id if account_id is not None else settings.account_id,
         timeout=timeout or settings.timeout,
         platform_timezone=settings.platform_timezone,
+        allow_insecure_http=settings.allow_insecure_http,
         **options,
     )

@@ -13,7 +13,11 @@ from messaging_platform_provider.client.api import ApiMethods
 from messaging_platform_provider.client.async_client import AsyncMessagingPlatformClient
 from messaging_platform_provider.client.bulk import BulkOutcome, BulkRun, prepare_calls
 from messaging_platform_provider.client.client import MessagingPlatformClient
-from messaging_platform_provider.client.errors import MessagingPlatformApiError, MessagingPlatformValidationError
+from messaging_platform_provider.client.errors import (
+    MessagingPlatformApiError,
+    MessagingPlatformValidationError,
+    secret_forms,
+)
 from messaging_platform_provider.client.operations import Operation, Operations, resolve
 from messaging_platform_provider.client.pacing import DEFAULT_MAX_IN_FLIGHT, AdaptivePace
 from messaging_platform_provider.client.pages import PagesAhead
@@ -84,8 +88,8 @@ class MessagingPlatformHook(BaseHook, ApiMethods):
     def settings(self) -> ConnectionSettings:
         """What the connection holds, read once per hook (and again after a 401, see ``call``)."""
         conn = self.get_connection(self.messaging_platform_conn_id)
-        if conn.password:
-            mask_secret(conn.password)
+        for secret in secret_forms(conn.login or "", conn.password or ""):  # the base64 Basic credential too
+            mask_secret(secret)
         return settings_from_connection(conn)
 
     @cached_property
@@ -201,7 +205,13 @@ class MessagingPlatformHook(BaseHook, ApiMethods):
             yield from page
 
     def _prepare_many(self, op: Operation, items: list[Mapping[str, Any]]) -> list[PreparedRequest]:
-        return prepare_calls(op, self.settings.base_url, self._default_account(), items)
+        return prepare_calls(
+            op,
+            self.settings.base_url,
+            self._default_account(),
+            items,
+            allow_insecure_http=self.settings.allow_insecure_http,
+        )
 
     def _default_account(self) -> int | None:
         """The account a call that names none acts on: the hook's, else the connection's."""
@@ -242,6 +252,9 @@ class MessagingPlatformHook(BaseHook, ApiMethods):
 
     def _timezone(self) -> str:
         return self.client.platform_timezone
+
+    def _insecure_http_allowed(self) -> bool:
+        return self.client.allow_insecure_http
 
     def close(self) -> None:
         if "client" in self.__dict__:

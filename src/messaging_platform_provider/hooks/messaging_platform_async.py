@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from messaging_platform_provider.client.async_client import AsyncMessagingPlatformClient
-from messaging_platform_provider.client.errors import MessagingPlatformApiError
+from messaging_platform_provider.client.errors import MessagingPlatformApiError, secret_forms
 from messaging_platform_provider.client.operations import Operation, resolve
 from messaging_platform_provider.compat import BaseHook, aget_connection, amask_secret
 from messaging_platform_provider.hooks.connection import (
@@ -64,10 +64,10 @@ class MessagingPlatformAsyncHook(BaseHook):
         self._reading = asyncio.Lock()
 
     async def aget_settings(self) -> ConnectionSettings:
-        """What the connection holds now, read without blocking the event loop; the secret masked first."""
+        """What the connection holds now, read without blocking the event loop; the secret (each form) masked first."""
         conn = await aget_connection(self.messaging_platform_conn_id)
-        if conn.password:
-            await amask_secret(conn.password)
+        for secret in secret_forms(conn.login or "", conn.password or ""):  # the base64 Basic credential too
+            await amask_secret(secret)
         return settings_from_connection(conn)
 
     async def aget_conn(self) -> AsyncMessagingPlatformClient:

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from messaging_platform_provider.templated import Templated
 
 DEFAULT_AIRFLOW_API_CONN_ID = "airflow_api_default"
+DEFAULT_LEASE_SECONDS = 900.0  # rotation.lease.DEFAULT_LEASE_SECONDS, not imported while DAG files are parsed
 
 __all__ = [
     "MessagingPlatformRotateApiKeyOperator",
@@ -33,7 +34,11 @@ class MessagingPlatformRotateApiKeyOperator(MessagingPlatformBaseOperator):
     and verified again; only then is the old key revoked. A failure at any step leaves the old key in place or
     rolls back to it; a retry of the task finishes the same rotation instead of starting another. Returns ids and
     labels only (never a secret): ``{"outcome", "target", "old_key_id", "new_key_id", "new_key_label",
-    "old_key_revoked", "resumed", "notes"}``. Run it with ``max_active_runs=1``.
+    "old_key_revoked", "resumed", "notes"}``.
+
+    A lease on the target keeps a second rotation of it out (one in another DAG run or DAG): that one fails at once.
+    So do a malformed new key from the platform and a shadowed connection: failures that a retry cannot change end
+    the task without its retries (``AirflowFailException``).
 
     :param messaging_platform_conn_id: the connection that manages keys (lists, creates, revokes) and gives the
         base URL and account. It may be the rotated connection itself.
@@ -49,6 +54,9 @@ class MessagingPlatformRotateApiKeyOperator(MessagingPlatformBaseOperator):
     :param revoke_old: revoke the old key at the end (default); ``False`` leaves it valid (its id is returned) for
         tasks still running with it, to revoke later with ``MessagingPlatformRevokeApiKeyOperator``.
     :param account_id: account of the keys (templated); defaults to the connection's.
+    :param lease_seconds: how long the target's lease holds without a renewal (default 15 minutes): longer than a
+        slow rotation and than ``retry_delay``, so that a retry finds its lease still held. A crashed rotation's
+        lease expires after it.
     """
 
     operation = Operations.create_api_key
@@ -65,6 +73,7 @@ class MessagingPlatformRotateApiKeyOperator(MessagingPlatformBaseOperator):
         key_type: int | str = "Common",
         valid_to: Any = None,
         revoke_old: bool = True,
+        lease_seconds: float = DEFAULT_LEASE_SECONDS,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -77,6 +86,7 @@ class MessagingPlatformRotateApiKeyOperator(MessagingPlatformBaseOperator):
         self.key_type = key_type
         self.valid_to = valid_to
         self.revoke_old = revoke_old
+        self.lease_seconds = lease_seconds
 
     def credential_target(self) -> CredentialTarget:
         if self.target is not None:
@@ -90,6 +100,8 @@ class MessagingPlatformRotateApiKeyOperator(MessagingPlatformBaseOperator):
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
         from messaging_platform_provider.client.once import CreateOnce
+        from messaging_platform_provider.compat import AirflowFailException
+        from messaging_platform_provider.rotation.outcome import RotationError
         from messaging_platform_provider.rotation.rotate import ApiKeyRotation
 
         once = CreateOnce.for_context(context)
@@ -102,8 +114,14 @@ class MessagingPlatformRotateApiKeyOperator(MessagingPlatformBaseOperator):
             key_type=self.key_type,
             valid_to=self.valid_to or None,
             revoke_old=self.revoke_old,
+            lease_seconds=self.lease_seconds,
         )
-        return rotation.run().to_xcom()
+        try:
+            return rotation.run().to_xcom()
+        except RotationError as exc:
+            if exc.retry_cannot_help:
+                raise AirflowFailException(str(exc)) from exc
+            raise
 
     def to_xcom(self, result: Any) -> Any:
         return result  # ids, labels and an outcome: the rotation never returns a secret

@@ -19,6 +19,13 @@ if TYPE_CHECKING:
     )
     from messaging_platform_provider.rotation.airflow_target import AirflowConnectionTarget as AirflowConnectionTarget
     from messaging_platform_provider.rotation.credentials import Credential as Credential
+    from messaging_platform_provider.rotation.lease import (
+        AirflowConnectionLease as AirflowConnectionLease,
+        FileLease as FileLease,
+        InMemoryLease as InMemoryLease,
+        LeaseHeld as LeaseHeld,
+        RotationLease as RotationLease,
+    )
     from messaging_platform_provider.rotation.outcome import (
         RotationError as RotationError,
         RotationResult as RotationResult,
@@ -36,6 +43,11 @@ _WHERE = {
     "AirflowRestApi": "airflow_api",
     "AirflowConnectionTarget": "airflow_target",
     "Credential": "credentials",
+    "AirflowConnectionLease": "lease",
+    "FileLease": "lease",
+    "InMemoryLease": "lease",
+    "LeaseHeld": "lease",
+    "RotationLease": "lease",
     "ApiKeyRotation": "rotate",
     "RotationError": "outcome",
     "RotationResult": "outcome",

@@ -1,9 +1,9 @@
 """
 A small client of Airflow 3's REST API (``/api/v2``), reached through its own Airflow connection.
 
-Only what rotation needs: a token, and reading, creating and patching connections. No HTTP provider is needed.
-Error text never carries a request body: FastAPI's validation errors echo the body (the password included), so
-only their location and message are kept.
+Only what rotation needs: a token, and listing, reading, creating, patching and deleting connections (the target and
+its lease). No HTTP provider is needed. Error text never carries a request body: FastAPI's validation errors echo the
+body (the password included), so only their location and message are kept.
 """
 
 from __future__ import annotations
@@ -225,3 +225,13 @@ class AirflowRestApi:
             "PATCH", self._connection_path(conn_id), params=[("update_mask", name) for name in fields], json=body
         ).json()
         return data
+
+    def delete_connection(self, conn_id: str, *, missing_ok: bool = False) -> bool:
+        """``DELETE`` the connection; ``False`` when it was not there (404) and ``missing_ok``."""
+        try:
+            self._send("DELETE", self._connection_path(conn_id))
+        except AirflowApiError as exc:
+            if missing_ok and exc.status == 404:
+                return False
+            raise
+        return True

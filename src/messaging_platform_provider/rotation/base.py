@@ -1,22 +1,24 @@
 """
 What every step of an API key rotation uses (``rotate.ApiKeyRotation`` runs the steps): what the rotation knows
-(the old key, the secrets it has seen, its notes and its saved state), reading the target, describing it in
-error text without a secret, and clients that authenticate with a candidate credential.
+(the old key, the secrets it has seen, its notes and its saved state), its lease on the target, reading the target,
+describing it in error text without a secret, and clients that authenticate with a candidate credential.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from messaging_platform_provider.client.api import ApiMethods
 from messaging_platform_provider.client.client import MessagingPlatformClient
 from messaging_platform_provider.client.errors import MessagingPlatformApiError
 from messaging_platform_provider.client.once import CreateOnce, MemoryStateStore, StateStore
 from messaging_platform_provider.rotation.credentials import Credential, scrub
+from messaging_platform_provider.rotation.lease import DEFAULT_LEASE_SECONDS, RotationLease
 from messaging_platform_provider.rotation.outcome import CHECK_TARGET, RotationError
 from messaging_platform_provider.rotation.targets import CredentialTarget
 
@@ -66,6 +68,8 @@ class RotationBase:
         revoke_old: bool = True,
         verify: Callable[[MessagingPlatformClient], Any] = verify_by_listing_campaigns,
         on_step: Callable[[str], None] | None = None,
+        lease: RotationLease | None | Literal["target"] = "target",
+        lease_seconds: float = DEFAULT_LEASE_SECONDS,
     ) -> None:
         self.manager = manager
         self.target = target
@@ -76,6 +80,9 @@ class RotationBase:
         self.revoke_old = revoke_old
         self._verify_call = verify
         self._on_step = on_step
+        self._lease_choice = lease
+        self.lease: RotationLease | None = None
+        self.lease_seconds = lease_seconds
         store: StateStore
         if once.store is None:
             log.warning(
@@ -95,6 +102,40 @@ class RotationBase:
         self._old_key: str | None = None
         self._old_credential: Credential | None = None
         self._secrets: list[str] = []
+
+    def _choose_lease(self) -> None:
+        """The lease given, or the target's (``lease()``); none: warn, since nothing then serialises rotations."""
+        choice = self._lease_choice
+        if isinstance(choice, str):  # "target"
+            offered = getattr(self.target, "lease", None)
+            self.lease = offered() if callable(offered) else None
+        else:
+            self.lease = choice
+        if self.lease is None:
+            log.warning("%s has no lease: rotations of it must not overlap.", self.target.name)
+
+    def _take_lease(self) -> None:
+        """
+        Acquire or renew this rotation's lease, with at least half its time left when this returns: raises
+        ``LeaseHeld`` when another rotation holds it, ``TimeoutError`` when taking it used half its time.
+        """
+        if self.lease is None:
+            return
+        started = time.monotonic()
+        self.lease.acquire(self.once.token, self.lease_seconds)
+        took = time.monotonic() - started
+        if took > self.lease_seconds / 2:
+            raise TimeoutError(f"taking the lease took {took:.0f} s, more than half of its {self.lease_seconds:.0f} s")
+
+    def _release_lease(self) -> None:
+        if self.lease is None:
+            return
+        try:
+            self.lease.release(self.once.token)
+        except Exception as exc:  # it expires on its own
+            log.warning(
+                "Releasing the lease of %s failed (%s); it expires by itself.", self.target.name, self._text(exc)
+            )
 
     def _key_info(self, credential: Credential) -> dict[str, Any]:
         """The account's key (no secret) that ``credential`` uses, or ``{}``."""
@@ -175,6 +216,7 @@ class RotationBase:
             timeout=base.timeout,
             retry_policy=base.retry_policy,
             platform_timezone=base.platform_timezone,
+            allow_insecure_http=base.allow_insecure_http,
         )
 
     @contextmanager

@@ -1,7 +1,7 @@
 """
 The steps of a rotation on the platform's API keys: find the key the target holds, create the new key
-retry-safely (a lost answer is found again by the run marker), and revoke the old key once the target is seen not
-to hold it.
+retry-safely (a lost answer is found again by the run marker; a malformed answer is revoked), and revoke the old key
+once the target is seen to hold the new one.
 """
 
 from __future__ import annotations
@@ -16,6 +16,14 @@ from messaging_platform_provider.rotation.outcome import CREATE_NEW_KEY, FIND_OL
 from messaging_platform_provider.rotation.recovery import RotationRecovery
 
 log = logging.getLogger(__name__)
+
+
+def key_id(value: Any) -> int | None:
+    """A key's ``Id`` as the platform should send it (a whole number, or its digits), else ``None``."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    text = str(value).strip() if isinstance(value, str) else ""
+    return int(text) if text.isdigit() else None
 
 
 class KeySteps(RotationRecovery):
@@ -60,32 +68,52 @@ class KeySteps(RotationRecovery):
             self.notes.append(
                 "the first create failed or lost its answer; the second looked for the key by its marker first"
             )
-        secret = created.get("Secret")
-        if not secret or not created.get("Key"):
-            raise RotationError(
-                CREATE_NEW_KEY,
-                f"the secret of the new key {created.get('Id')} could not be read",
-                target_holds=self._unchanged(),
-                new_key_id=created.get("Id"),
-            )
-        mask(str(secret))
-        self._secrets.append(str(secret))
-        return NewKey(int(created["Id"]), str(created.get("Label") or ""), Credential(str(created["Key"]), secret))
+        new_id, key, secret = key_id(created.get("Id")), created.get("Key"), created.get("Secret")
+        if secret:
+            mask(str(secret))
+            self._secrets.append(str(secret))
+        if new_id is None or not key or not secret:
+            raise self._malformed(new_id, [f for f, ok in (("Id", new_id), ("Key", key), ("Secret", secret)) if not ok])
+        return NewKey(new_id, str(created.get("Label") or ""), Credential(str(key), str(secret)))
+
+    def _malformed(self, new_id: int | None, fields: list[str]) -> RotationError:
+        """The platform made a key but its answer lacks what a rotation needs: revoke that key (by Id or marker)."""
+        note = self._discard_marked_keys(new_id)
+        if not note:
+            note = "; no key of this rotation was found to revoke"
+        named = f"the new key {new_id}" if new_id is not None else "the new key"
+        return RotationError(
+            CREATE_NEW_KEY,
+            f"the platform answered the create with a malformed key (no valid {', '.join(fields)}){note}; "
+            f"{named} is not used",
+            target_holds=self._unchanged(),
+            new_key_id=new_id,
+            retry_cannot_help=True,
+        )
 
     def _revoke_old_key(self, new: NewKey) -> None:
         assert self._old_id is not None and self._old_key is not None
         now = self._read()
-        if isinstance(now, Unknown) or now is None or now.key == self._old_key:
-            if isinstance(now, Unknown):
-                why = f"reading {self.target.name} failed: {now.reason}"
-            else:
-                why = "the target holds it again" if now is not None else "the target reads back empty"
+        if isinstance(now, Unknown):
             raise RotationError(
                 REVOKE_OLD_KEY,
-                f"the old key {self._old_id} was not revoked: {why}",
+                f"the old key {self._old_id} was not revoked: reading {self.target.name} failed: {now.reason}",
                 target_holds=self._describe(now, new),
                 old_key_id=self._old_id,
                 new_key_id=new.id,
+            )
+        if now is None or now.key != new.key:
+            # Someone wrote the target after the read-back: the old key may be in use again, ours is not.
+            holds = self._describe(now, new)
+            note = self._discard_marked_keys()
+            raise RotationError(
+                REVOKE_OLD_KEY,
+                f"the old key {self._old_id} was not revoked: the target changed after the read-back (it holds "
+                f"{holds}){note}",
+                target_holds=holds,
+                old_key_id=self._old_id,
+                new_key_id=new.id,
+                retry_cannot_help=True,
             )
         with self._client_not_using(self._old_key, new.credential) as client:
             try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+ACQUIRE_LEASE = "acquire_lease"
 READ_TARGET = "read_target"
 FIND_OLD_KEY = "find_old_key"
 CREATE_NEW_KEY = "create_new_key"
@@ -18,8 +19,10 @@ READ_BACK = "read_back"
 VERIFY_STORED = "verify_stored"
 ROLL_BACK = "roll_back"
 REVOKE_OLD_KEY = "revoke_old_key"
+CONFIRM_TARGET = "confirm_target"
 #: The steps in order; a ``RotationError`` names the one that failed.
 STEPS = (
+    ACQUIRE_LEASE,
     READ_TARGET,
     FIND_OLD_KEY,
     CREATE_NEW_KEY,
@@ -30,6 +33,7 @@ STEPS = (
     VERIFY_STORED,
     ROLL_BACK,
     REVOKE_OLD_KEY,
+    CONFIRM_TARGET,
 )
 #: Points ``on_step`` is called at, each after the step named has completed (tests simulate a kill there).
 CHECKPOINTS = (
@@ -45,7 +49,9 @@ CHECKPOINTS = (
 class RotationError(Exception):
     """
     A rotation stopped. ``step`` is the step that failed, ``target_holds`` what the target holds afterwards (in
-    words, never a secret), ``rolled_back`` whether the target was put back on the old key.
+    words, never a secret), ``rolled_back`` whether the target was put back on the old key. ``retry_cannot_help``:
+    another try would fail the same way (another rotation holds the lease or changed the target, the platform
+    answered a malformed key, the connection is shadowed), so the operator fails the task without its retries.
     """
 
     def __init__(
@@ -57,6 +63,7 @@ class RotationError(Exception):
         old_key_id: int | None = None,
         new_key_id: int | None = None,
         rolled_back: bool = False,
+        retry_cannot_help: bool = False,
     ) -> None:
         self.step = step
         self.problem = problem
@@ -64,8 +71,12 @@ class RotationError(Exception):
         self.old_key_id = old_key_id
         self.new_key_id = new_key_id
         self.rolled_back = rolled_back
+        self.retry_cannot_help = retry_cannot_help
         verb = "rolled back" if rolled_back else "stopped"
-        super().__init__(f"API key rotation {verb} at step {step!r}: {problem}. The target holds {target_holds}.")
+        final = " A retry cannot help." if retry_cannot_help else ""
+        super().__init__(
+            f"API key rotation {verb} at step {step!r}: {problem}. The target holds {target_holds}.{final}"
+        )
 
     def __reduce__(self) -> tuple[Any, ...]:  # keyword-only fields: pickle through a rebuilding function
         fields = {
@@ -73,6 +84,7 @@ class RotationError(Exception):
             "old_key_id": self.old_key_id,
             "new_key_id": self.new_key_id,
             "rolled_back": self.rolled_back,
+            "retry_cannot_help": self.retry_cannot_help,
         }
         return _rebuild_error, (self.step, self.problem, fields)
 

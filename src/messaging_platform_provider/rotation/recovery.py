@@ -18,7 +18,7 @@ log = logging.getLogger(__name__)
 class RotationRecovery(RotationBase):
     """Failure handling, shared by the steps on the platform's keys and the steps on the target."""
 
-    def _abort(self, step: str, problem: str, new: NewKey) -> RotationError:
+    def _abort(self, step: str, problem: str, new: NewKey, *, retry_cannot_help: bool = False) -> RotationError:
         """Stop before the target took the new key: revoke that key if the target does not hold it."""
         now = self._read()
         if isinstance(now, Unknown):
@@ -28,11 +28,21 @@ class RotationRecovery(RotationBase):
         else:
             note = self._revoke_unused(new)
         return RotationError(
-            step, problem + note, target_holds=self._describe(now, new), old_key_id=self._old_id, new_key_id=new.id
+            step,
+            problem + note,
+            target_holds=self._describe(now, new),
+            old_key_id=self._old_id,
+            new_key_id=new.id,
+            retry_cannot_help=retry_cannot_help,
         )
 
-    def _roll_back(self, step: str, problem: str, new: NewKey, seen: Credential | None) -> RotationError:
-        """The stored credential is in doubt: put the old one back (only over our own key), verify, then retire ours."""
+    def _roll_back(
+        self, step: str, problem: str, new: NewKey, seen: Credential | None, *, retry_cannot_help: bool = False
+    ) -> RotationError:
+        """
+        The stored credential is in doubt: put the old one back (only over our own key), verify, then retire ours.
+        ``retry_cannot_help`` marks the error of a completed rollback (a failed one is left to a retry).
+        """
         both_valid = f"No key was revoked: the old key {self._old_id} and the new key {new.id} are both valid"
         if seen is not None and seen.key not in (new.key, self._old_key):
             note = self._revoke_unused(new)
@@ -42,6 +52,7 @@ class RotationRecovery(RotationBase):
                 target_holds="another key (not this rotation's)",
                 old_key_id=self._old_id,
                 new_key_id=new.id,
+                retry_cannot_help=True,
             )
         log.warning("%s: %s. Rolling back to the old key id %s.", self.target.name, problem, self._old_id)
         try:
@@ -68,6 +79,7 @@ class RotationRecovery(RotationBase):
             old_key_id=self._old_id,
             new_key_id=new.id,
             rolled_back=True,
+            retry_cannot_help=retry_cannot_help,
         )
 
     def _revoke_unused(self, new: NewKey) -> str:
@@ -79,14 +91,18 @@ class RotationRecovery(RotationBase):
                 return f"; the unused new key {new.id} could not be revoked ({self._text(exc)}): a retry reuses it"
         return f"; the unused new key {new.id} was revoked"
 
-    def _discard_marked_keys(self) -> str:
-        """Revoke the keys with this run's marker that the target, read just now, does not hold."""
+    def _discard_marked_keys(self, key_id: int | None = None) -> str:
+        """
+        Revoke the keys with this run's marker (and the key ``key_id``, which this run made) that the target, read
+        just now, does not hold; never the old key.
+        """
         now = self._read()
         if isinstance(now, Unknown):
             return f"; keys this rotation may have made were kept (the target could not be read: {now.reason})"
         try:
-            found = [k for k in self.manager.list_api_keys(account_id=self.account_id) if self._is_ours(k)]
-            unused = [k for k in found if now is None or k.get("Key") != now.key]
+            keys = self.manager.list_api_keys(account_id=self.account_id)
+            found = [k for k in keys if self._is_ours(k) or (key_id is not None and k.get("Id") == key_id)]
+            unused = [k for k in found if (now is None or k.get("Key") != now.key) and k.get("Key") != self._old_key]
             for key in unused:
                 self.manager.revoke_api_key(key["Id"], missing_ok=True, account_id=self.account_id)
         except Exception as exc:

@@ -4,18 +4,26 @@ API key rotation that keeps a working credential in the target at every instant 
 On this platform a key's secret cannot be changed in place without breaking every holder at once (``PUT`` makes a
 new secret and the old one fails immediately), so a rotation *adds* a key and retires the old one:
 
-1. read the target and record the old key's id in the task state store (a retry then knows which key was the old
-   one even when the target already holds the new one);
+0. take the target's lease (``lease.py``): another rotation of the target holding it stops this one, which changes
+   nothing; a retry of the same task instance gets its own lease back;
+1. read the target (a shadowed target, whose writes consumers would not see, stops here) and record the old key's
+   id in the task state store (a retry then knows which key was the old one even when the target already holds the
+   new one);
 2. create the new key retry-safely (``CreateOnce``: run marker in ``Label``; a lost answer is found again and its
    secret re-read with the single-key GET);
 3. verify the new credential with a real platform call, before anything is stored;
-4. check the target still holds the old key (else another rotation got there first: stop, revoke only our unused
-   key), then write the new credential;
+4. renew the lease (a rotation that lost it stops here) and check the target still holds the old key (else another
+   rotation got there first: stop, revoke only our unused key), then write the new credential;
 5. read back what consumers see and verify *that* with a real call; on any doubt, roll back to the old credential;
-6. only then revoke the old key (404: already revoked), after checking once more the target does not hold it.
+6. only then revoke the old key (404: already revoked), after checking once more the target holds the new one;
+7. read the target a last time: it must hold this rotation's key; the keys this run made that it does not hold are
+   revoked. The lease is released at the end, and after any failure a retry cannot help; after another failure it
+   is kept for the retry of the task (the same owner) and expires if none comes.
 
 A key is revoked only after reading the target and seeing it does not hold that key. Any failure leaves both keys
-valid or the target on a verified key; the error says which. No secret is stored, logged or put in error text.
+valid or the target on a verified key; the error says which, and whether a retry can help (``retry_cannot_help``:
+another rotation won, the platform answered a malformed key, the target is shadowed). No secret is stored, logged
+or put in error text.
 """
 
 from __future__ import annotations
@@ -24,7 +32,9 @@ import logging
 from collections.abc import Mapping
 
 from messaging_platform_provider.rotation.key_steps import KeySteps
+from messaging_platform_provider.rotation.lease import LeaseHeld
 from messaging_platform_provider.rotation.outcome import (
+    ACQUIRE_LEASE,
     CHECK_TARGET,
     FIND_OLD_KEY,
     READ_TARGET,
@@ -51,12 +61,36 @@ class ApiKeyRotation(KeySteps, TargetSteps):
     :param revoke_old: revoke the old key at the end (default). Without, it stays valid and its id is returned.
     :param verify: a real platform call made with a candidate credential; raises if it does not work.
     :param on_step: called with each name of ``CHECKPOINTS`` as the sequence passes it.
+    :param lease: keeps other rotations of the target out (``RotationLease``); by default the target's own
+        (``target.lease()``), ``None`` for none (a warning says rotations of the target must not overlap).
+    :param lease_seconds: how long the lease holds without a renewal: longer than a slow rotation and than the
+        delay before a retry of the task.
     """
 
     def run(self) -> RotationResult:
+        unchanged = "what it held before (nothing was changed)"
+        try:
+            self._choose_lease()
+            self._take_lease()
+        except LeaseHeld as exc:
+            raise RotationError(ACQUIRE_LEASE, str(exc), target_holds=unchanged, retry_cannot_help=True) from None
+        except Exception as exc:
+            problem = f"taking the lease of {self.target.name} failed: {self._text(exc)}"
+            raise RotationError(ACQUIRE_LEASE, problem, target_holds=unchanged) from None
+        try:
+            result = self._rotate()
+        except RotationError as exc:
+            if exc.retry_cannot_help:
+                self._release_lease()
+            raise
+        self._release_lease()
+        return result
+
+    def _rotate(self) -> RotationResult:
         loaded = self.store.get(self.state_key)
         self.state = dict(loaded) if isinstance(loaded, Mapping) else {}
         current = self._read_or_fail(READ_TARGET, "what it held before (nothing was changed)")
+        self._check_not_shadowed(current)
         if self.state.get("old_key_id") is None:
             if current is None:
                 raise RotationError(READ_TARGET, f"{self.target.name} holds no credential", target_holds="nothing")
@@ -78,6 +112,7 @@ class ApiKeyRotation(KeySteps, TargetSteps):
                 "another rotation changed the target since this one began" + note,
                 target_holds="nothing" if current is None else "another key (not this rotation's)",
                 old_key_id=self._old_id,
+                retry_cannot_help=True,
             )
 
         new = self._create_new_key()
@@ -99,7 +134,8 @@ class ApiKeyRotation(KeySteps, TargetSteps):
             log.info("%s already holds the new key %s: resuming at the read-back.", self.target.name, new.id)
         else:
             if current is None or current.key != self._old_key:
-                raise self._abort(CHECK_TARGET, "another rotation changed the target since this one began", new)
+                changed = "another rotation changed the target since this one began"
+                raise self._abort(CHECK_TARGET, changed, new, retry_cannot_help=True)
             self._verify_new_key(new)
             self._checkpoint("new_key_verified")
             self._store(new)
@@ -112,6 +148,7 @@ class ApiKeyRotation(KeySteps, TargetSteps):
             self._revoke_old_key(new)
             revoked = True
             self._checkpoint("old_key_revoked")
+        self._confirm_target(new, revoked)
         self._save(phase="done")
         log.info(
             "Rotation of %s done: new key id %s in place%s.",

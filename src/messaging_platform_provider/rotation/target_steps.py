@@ -1,7 +1,8 @@
 """
-The steps of a rotation on the target: verify the new credential with a real call before anything is stored,
-write it after checking the target still holds the old key, then read back what consumers see and verify that;
-any doubt rolls back (``recovery``).
+The steps of a rotation on the target: check consumers read what is written (not shadowed), verify the new
+credential with a real call before anything is stored, write it after renewing the lease and checking the target
+still holds the old key, then read back what consumers see and verify that (any doubt rolls back: ``recovery``),
+and at the very end confirm the target holds the new key.
 """
 
 from __future__ import annotations
@@ -9,9 +10,13 @@ from __future__ import annotations
 import logging
 
 from messaging_platform_provider.rotation.base import NewKey, Unknown
+from messaging_platform_provider.rotation.credentials import Credential
+from messaging_platform_provider.rotation.lease import LeaseHeld
 from messaging_platform_provider.rotation.outcome import (
     CHECK_TARGET,
+    CONFIRM_TARGET,
     READ_BACK,
+    READ_TARGET,
     STORE,
     VERIFY_NEW_KEY,
     VERIFY_STORED,
@@ -25,6 +30,27 @@ log = logging.getLogger(__name__)
 class TargetSteps(RotationRecovery):
     """Verifying, storing and reading back the new credential."""
 
+    def _check_not_shadowed(self, current: Credential | None) -> None:
+        """Stop before any key is made when consumers would not see a write (the target's ``shadowed_by``)."""
+        check = getattr(self.target, "shadowed_by", None)
+        if not callable(check):
+            return
+        try:
+            reason = check(current)
+        except Exception as exc:
+            raise RotationError(
+                READ_TARGET,
+                f"checking that consumers read what {self.target.name} stores failed: {self._text(exc)}",
+                target_holds="what it held before (nothing was changed)",
+            ) from None
+        if reason:
+            raise RotationError(
+                READ_TARGET,
+                f"{self.target.name} is shadowed: {reason}, so consumers would not see a new key; none was made",
+                target_holds="what it held before (nothing was changed)",
+                retry_cannot_help=True,
+            )
+
     def _verify_new_key(self, new: NewKey) -> None:
         try:
             self._verify(new.credential)
@@ -33,11 +59,20 @@ class TargetSteps(RotationRecovery):
             raise self._abort(VERIFY_NEW_KEY, problem, new) from None
 
     def _store(self, new: NewKey) -> None:
+        try:
+            self._take_lease()
+        except LeaseHeld as exc:
+            problem = f"this rotation's lease expired and was taken over: {exc}; it stopped before writing"
+            raise self._abort(CHECK_TARGET, problem, new, retry_cannot_help=True) from None
+        except Exception as exc:
+            problem = f"renewing the lease failed before writing: {self._text(exc)}"
+            raise self._abort(CHECK_TARGET, problem, new) from None
         now = self._read()
         if isinstance(now, Unknown):
             raise self._abort(CHECK_TARGET, f"reading {self.target.name} before writing failed: {now.reason}", new)
         if now is None or now.key != self._old_key:
-            raise self._abort(CHECK_TARGET, "another rotation changed the target since this one began", new)
+            changed = "another rotation changed the target since this one began"
+            raise self._abort(CHECK_TARGET, changed, new, retry_cannot_help=True)
         try:
             self.target.write(new.credential)
         except Exception as exc:
@@ -73,9 +108,10 @@ class TargetSteps(RotationRecovery):
                 new_key_id=new.id,
             )
         problem = ""
+        shadowed = seen is not None and seen.key == self._old_key
         if seen is None:
             problem = "it reads back empty"
-        elif seen.key == self._old_key:
+        elif shadowed:
             problem = (
                 "consumers still see the old key: something shadows what was written "
                 "(an AIRFLOW_CONN_ variable, a secrets backend or a cache?)"
@@ -90,5 +126,30 @@ class TargetSteps(RotationRecovery):
             except Exception as exc:
                 problem = f"the stored credential failed a platform call: {self._text(exc)}"
         if problem:
-            raise self._roll_back(VERIFY_STORED, problem, new, seen)
+            raise self._roll_back(VERIFY_STORED, problem, new, seen, retry_cannot_help=shadowed)
         log.info("%s reads back the new key id %s, and it works.", self.target.name, new.id)
+
+    def _confirm_target(self, new: NewKey, revoked: bool) -> None:
+        """The last read: the target holds this rotation's key; else revoke the keys this run made that it does not."""
+        now = self._read()
+        if isinstance(now, Unknown):
+            raise RotationError(
+                CONFIRM_TARGET,
+                f"reading {self.target.name} at the end failed: {now.reason}. A retry of this task confirms it",
+                target_holds=f"the new key {new.id} (read back and verified before)",
+                old_key_id=self._old_id,
+                new_key_id=new.id,
+            )
+        if now is not None and now.key == new.key:
+            return
+        holds = self._describe(now, new)
+        note = self._discard_marked_keys()
+        old = f"the old key {self._old_id} was revoked" if revoked else f"the old key {self._old_id} is valid"
+        raise RotationError(
+            CONFIRM_TARGET,
+            f"the target changed at the end (someone wrote it after this rotation's checks); {old}{note}",
+            target_holds=holds,
+            old_key_id=self._old_id,
+            new_key_id=new.id,
+            retry_cannot_help=True,
+        )

@@ -6,6 +6,10 @@ Where a rotated credential lives. A target is anything with ``read()`` and ``wri
   stored, so it must read the same way consumers do (not a cache of its own).
 - ``write(credential)`` stores key and secret. It may raise; the rotation then reads the target to learn whether
   the write landed.
+- optionally ``lease()``: a ``RotationLease`` (``lease.py``) that keeps a second rotation of the target out, or
+  ``None``; a rotation without a lease warns that rotations of the target must not overlap.
+- optionally ``shadowed_by(current)``: why consumers would not see what ``write`` stores (``current`` is what
+  ``read`` returned), or ``None``; the rotation stops before creating a key when there is a reason.
 
 ``AirflowConnectionTarget`` (module ``airflow_target``) updates an Airflow connection through Airflow's REST API.
 ``CallableTarget`` adapts two functions, for secrets backends such as Vault or AWS Secrets Manager. ``FileTarget`` and
@@ -23,6 +27,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from messaging_platform_provider.rotation.credentials import Credential, as_credential
+from messaging_platform_provider.rotation.lease import FileLease, InMemoryLease, RotationLease
 
 
 @runtime_checkable
@@ -47,6 +52,8 @@ class CallableTarget:
         ``key``/``secret`` (or ``login``/``password``), or ``None``.
     :param write: stores a ``Credential`` (its ``.key`` and ``.secret``).
     :param name: how the target is named in logs and errors.
+    :param lease: keeps a second rotation of this target out (``lease.py``); without, rotations of the target must
+        not overlap.
 
     For example, with ``hvac`` and a KV v2 secret holding ``key`` and ``secret``::
 
@@ -59,10 +66,21 @@ class CallableTarget:
         )
     """
 
-    def __init__(self, read: Callable[[], Any], write: Callable[[Credential], Any], *, name: str = "callable") -> None:
+    def __init__(
+        self,
+        read: Callable[[], Any],
+        write: Callable[[Credential], Any],
+        *,
+        name: str = "callable",
+        lease: RotationLease | None = None,
+    ) -> None:
         self._read = read
         self._write = write
         self._name = name
+        self._lease = lease
+
+    def lease(self) -> RotationLease | None:
+        return self._lease
 
     @property
     def name(self) -> str:
@@ -76,13 +94,17 @@ class CallableTarget:
 
 
 class InMemoryTarget:
-    """A credential held in memory (tests, or a process that hands it to its own clients)."""
+    """A credential held in memory (tests, or a process that hands it to its own clients); its lease is too."""
 
     def __init__(self, credential: Credential | None = None, *, name: str = "memory") -> None:
         self._credential = credential
         self._name = name
         self._lock = threading.Lock()
+        self._lease = InMemoryLease()
         self.writes = 0
+
+    def lease(self) -> RotationLease:
+        return self._lease
 
     @property
     def name(self) -> str:
@@ -101,6 +123,7 @@ class InMemoryTarget:
 class FileTarget:
     """
     A JSON file ``{"key": ..., "secret": ...}``, replaced atomically and readable by its owner only (mode 0600).
+    Its lease is an exclusive lock on ``<file>.lock`` beside it, which the kernel releases if the process dies.
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
@@ -109,6 +132,9 @@ class FileTarget:
     @property
     def name(self) -> str:
         return f"file {self.path}"
+
+    def lease(self) -> RotationLease:
+        return FileLease(self.path.with_name(self.path.name + ".lock"))
 
     def read(self) -> Credential | None:
         try:

@@ -84,7 +84,8 @@ class CallbackStoreProducer(SharedStreamProducer):
             rows = await asyncio.to_thread(store.read_after, cursor, self.filter, self.batch_size)
             for row in rows:
                 cursor = row.seq
-                yield row.to_event(), row.seq
+                if row.is_carriable():
+                    yield row.to_event(), row.seq
             if len(rows) < self.batch_size:
                 await asyncio.sleep(self.poll_interval)
 
@@ -276,5 +277,8 @@ def parse_instant(value: str | datetime) -> datetime:
 
 def find_callback(store: CallbackStore, filt: CallbackFilter, received_after: str | datetime) -> dict[str, Any] | None:
     """The one query both sensor paths make: the oldest match received at or after the instant."""
-    found = store.first_match(filt, received_after=parse_instant(received_after))
+    after = parse_instant(received_after)
+    found = store.first_match(filt, received_after=after)
+    while found is not None and not found.is_carriable():
+        found = store.first_match(filt, after_seq=found.seq, received_after=after)
     return found.to_event() if found is not None else None

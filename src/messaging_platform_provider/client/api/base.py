@@ -30,6 +30,10 @@ class ApiBase:
         """The platform's time zone (an IANA name): date-times given with an offset are converted to it."""
         raise NotImplementedError
 
+    def _insecure_http_allowed(self) -> bool:
+        """Whether a plain ``http://`` URL to a host that is not loopback is allowed (``allow_insecure_http``)."""
+        raise NotImplementedError
+
     def _one(self, operation: Operation, **kwargs: Any) -> dict[str, Any]:
         result: dict[str, Any] = self.call(operation, **kwargs)
         return result

@@ -12,6 +12,7 @@ from messaging_platform_provider.client.bodies import CallbackFields, CallbackOp
 from messaging_platform_provider.client.fields import to_wire
 from messaging_platform_provider.client.once import CreateOnce
 from messaging_platform_provider.client.operations import Operations
+from messaging_platform_provider.client.request import check_callback_url
 from messaging_platform_provider.client.values import positive_int
 
 
@@ -26,9 +27,15 @@ class CallbackApi(ApiBase):
         account_id: int | None = None,
         **options: Unpack[CallbackOptions],
     ) -> dict[str, Any]:
-        """Register a receiver ``url`` for events of ``callback_type`` (a name of ``CALLBACK_TYPES`` or its number)."""
+        """
+        Register a receiver ``url`` for events of ``callback_type`` (a name of ``CALLBACK_TYPES`` or its number).
+        A plain ``http://`` ``url`` to a host that is not loopback is refused without ``allow_insecure_http``: every
+        callback carries the account's callback token.
+        """
         values = {"callback_type": callback_type, "url": url, "active": True, **options}
         body = to_wire(CallbackFields, values, extra, required=("callback_type", "url"))
+        # Checked here too, not only when the create is sent: a retry-safe create reads the records first.
+        check_callback_url(Operations.create_callback, body, self._insecure_http_allowed())
         return self._create(Operations.create_callback, body, once, account_id)
 
     def list_callbacks(self, *, account_id: int | None = None) -> list[dict[str, Any]]:
