@@ -32,7 +32,7 @@ from urllib.parse import parse_qs, urlsplit
 import psutil
 
 from messaging_platform_emulator.control_client import EmulatorControl
-from messaging_platform_emulator.process import spawn as spawn_emulator
+from messaging_platform_emulator.process import spawn as spawn_emulator, stop as stop_emulator
 from messaging_platform_provider.client.operations import Operations
 
 CONN_ENV = "AIRFLOW_CONN_MESSAGING_PLATFORM_DEFAULT"
@@ -268,18 +268,16 @@ def main() -> int:
     parser.add_argument("--lookahead", type=int, default=4)
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="bulk-bench-"))
-    proc, uri = spawn_emulator(folder)
-    os.environ[CONN_ENV] = uri
-    root = parse_qs(urlsplit(uri).query)["base_url"][0].removesuffix("/api/v2.1")
-    control = EmulatorControl(root)
+    proc, uri = spawn_emulator(folder)  # a failed start stops the emulator itself
     try:
-        control.set_conditions(latency=args.latency, rate_limit=args.rate_limit)
-        ok = deletes(control, args)
-        ok = export(control, args) and ok
+        os.environ[CONN_ENV] = uri
+        root = parse_qs(urlsplit(uri).query)["base_url"][0].removesuffix("/api/v2.1")
+        with EmulatorControl(root) as control:
+            control.set_conditions(latency=args.latency, rate_limit=args.rate_limit)
+            ok = deletes(control, args)
+            ok = export(control, args) and ok
     finally:
-        control.close()
-        proc.terminate()
-        proc.wait(timeout=15)
+        stop_emulator(proc)
         shutil.rmtree(folder, ignore_errors=True)  # the emulator's log and its connection file (the secret)
     return 0 if ok else 1
 

@@ -32,6 +32,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from messaging_platform_emulator.process import stop as stop_process
+
 TOKEN = str(uuid.uuid4())
 TYPES = {
     1: {"ChannelId": 22, "ContactId": 6001, "Keyword": "JOIN", "KeywordId": 8001, "PhoneNumber": "+15550100000"},
@@ -155,11 +157,15 @@ def start_receiver(folder: Path, database_url: str) -> tuple[subprocess.Popen[st
         text=True,
         env=env,
     )
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        if line.startswith("Receiving callbacks at "):
-            return proc, line.split(" at ", 1)[1].strip(), database_url
-    raise SystemExit("the receiver did not start")
+    try:  # a receiver that does not start (or an interrupt meanwhile) is stopped before the error is raised
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if line.startswith("Receiving callbacks at "):
+                return proc, line.split(" at ", 1)[1].strip(), database_url
+        raise SystemExit("the receiver did not start")
+    except BaseException:
+        stop_process(proc)
+        raise
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -203,7 +209,7 @@ def run(args: argparse.Namespace, folder: Path) -> int:
         for receiver in receivers:
             receiver.terminate()
         for receiver in receivers:
-            receiver.wait(30)
+            stop_process(receiver)
 
     stored_ids = [t for t in store.transaction_ids() if t not in before]
     stored = Counter(stored_ids)

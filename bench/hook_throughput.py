@@ -23,7 +23,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 import requests
 
-from messaging_platform_emulator.process import spawn as spawn_emulator
+from messaging_platform_emulator.process import spawn as spawn_emulator, stop as stop_emulator
 
 #: The hook keeps at least this share of a bare ``requests.Session``'s rate; the exit status is 1 below it.
 TARGET_RATIO = 0.85
@@ -84,8 +84,7 @@ def main() -> int:
         print(f"ratio hook/bare: {ratio:.3f} (target >= {TARGET_RATIO}): {'met' if met else 'MISSED'}")
         return 0 if met else 1
     finally:
-        emulator.terminate()
-        emulator.wait(timeout=15)
+        stop_emulator(emulator)
         shutil.rmtree(folder, ignore_errors=True)  # the emulator's log and its connection file (the secret)
 
 

@@ -34,6 +34,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from messaging_platform_emulator.process import stop as stop_process
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from callbacks import TOKEN, Connection, body, percentile  # noqa: E402  (bench/callbacks.py)
 
@@ -56,15 +58,19 @@ def start_receiver(folder: Path, fd_limit: int | None, extra: list[str]) -> tupl
         env=env,
         preexec_fn=limit,
     )
-    assert proc.stdout is not None
-    url = ""
-    for line in proc.stdout:
-        print("receiver:", line.strip())
-        if line.startswith("Receiving callbacks at "):
-            url = line.split(" at ", 1)[1].strip()
-        if line.startswith("Limits: ") and url:
-            return proc, url, database_url
-    raise SystemExit("the receiver did not start")
+    try:  # a receiver that does not start (or an interrupt meanwhile) is stopped before the error is raised
+        assert proc.stdout is not None
+        url = ""
+        for line in proc.stdout:
+            print("receiver:", line.strip())
+            if line.startswith("Receiving callbacks at "):
+                url = line.split(" at ", 1)[1].strip()
+            if line.startswith("Limits: ") and url:
+                return proc, url, database_url
+        raise SystemExit("the receiver did not start")
+    except BaseException:
+        stop_process(proc)
+        raise
 
 
 class Attackers:
@@ -257,8 +263,7 @@ def run(args: argparse.Namespace, folder: Path) -> int:
     try:
         results, attackers, wall, (before, peak) = asyncio.run(scenario(url, args, receiver.pid))
     finally:
-        receiver.terminate()
-        receiver.wait(30)
+        stop_process(receiver)
 
     from messaging_platform_provider.callbacks.store import CallbackStore
 

@@ -56,7 +56,7 @@ import psutil
 import requests
 
 from messaging_platform_emulator.control_client import EmulatorControl
-from messaging_platform_emulator.process import spawn as spawn_emulator
+from messaging_platform_emulator.process import spawn as spawn_emulator, stop as stop_emulator
 
 CONN_ID = "messaging_platform_default"
 ACTION_ID = 5001
@@ -559,8 +559,7 @@ def main() -> int:
         pokes = run_pokes(poke_planned, args.poke_interval)
         poke_opened = emu.control.connections()["opened"] - poke_before["opened"] - 1
     finally:
-        proc.terminate()
-        proc.wait(timeout=15)
+        stop_emulator(proc)
         shutil.rmtree(folder, ignore_errors=True)  # the emulator's log and its connection file (the secret)
 
     results = [report_triggers(run, stats, args.poll_interval) for run in (as_is, frozen)]

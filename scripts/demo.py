@@ -27,7 +27,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from messaging_platform_emulator.control_client import EmulatorControl
-from messaging_platform_emulator.process import spawn as spawn_emulator
+from messaging_platform_emulator.process import spawn as spawn_emulator, stop as stop_emulator
 
 REPO = Path(__file__).resolve().parent.parent
 DAGS = REPO / "dags"
@@ -105,26 +105,27 @@ def main() -> int:
     home = Path(tempfile.mkdtemp(prefix="messaging-platform-demo-"))
     dag_ids = sorted(p.stem for p in DAGS.glob("messaging_platform_*.py"))
     print(f"Demo home (throwaway AIRFLOW_HOME): {home}")
-    emulator, uri = spawn_emulator(home)
-    for line in (home / "emulator.log").read_text().splitlines():
-        print(f"  emulator | {line}")
-    secret = unquote(urlsplit(uri).password or "")
-    env = {
-        **os.environ,
-        "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-        "AIRFLOW_HOME": str(home),
-        "AIRFLOW__CORE__DAGS_FOLDER": str(DAGS),
-        "AIRFLOW__CORE__LOAD_EXAMPLES": "False",
-        "AIRFLOW_CONN_MESSAGING_PLATFORM_DEFAULT": uri,
-        **{f"AIRFLOW_VAR_{name.upper()}": value for name, value in VARIABLES.items()},
-    }
-    root = parse_qs(urlsplit(uri).query)["base_url"][0].removesuffix("/api/v2.1")
-    control = EmulatorControl(root)
     seq = 0
     params: dict[str, dict[str, Any]] = {}
     results: list[tuple[str, str, float, int, str, str]] = []
+    control: EmulatorControl | None = None
     api_server = None
-    try:
+    emulator, uri = spawn_emulator(home)  # a failed start stops the emulator itself
+    try:  # from here on, whatever fails stops the emulator and the API server
+        for line in (home / "emulator.log").read_text().splitlines():
+            print(f"  emulator | {line}")
+        secret = unquote(urlsplit(uri).password or "")
+        env = {
+            **os.environ,
+            "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+            "AIRFLOW_HOME": str(home),
+            "AIRFLOW__CORE__DAGS_FOLDER": str(DAGS),
+            "AIRFLOW__CORE__LOAD_EXAMPLES": "False",
+            "AIRFLOW_CONN_MESSAGING_PLATFORM_DEFAULT": uri,
+            **{f"AIRFLOW_VAR_{name.upper()}": value for name, value in VARIABLES.items()},
+        }
+        root = parse_qs(urlsplit(uri).query)["base_url"][0].removesuffix("/api/v2.1")
+        control = EmulatorControl(root)
         params = dag_params(control.seed(), home)
         print("Params from the emulator's seed (GET /_emulator/seed), passed with `airflow dags test <dag id> --conf`:")
         for dag_id in dag_ids:
@@ -162,11 +163,13 @@ def main() -> int:
         # Every secret that went over the wire: the seeded key's, and those of the keys the rotation example made.
         secrets = {secret, *wire_secrets(root + "/_emulator")} - {""}
     finally:
-        if api_server is not None:
-            api_server.stop()
-        control.close()
-        emulator.terminate()
-        emulator.wait(timeout=15)
+        try:
+            if api_server is not None:
+                api_server.stop()
+            if control is not None:
+                control.close()
+        finally:
+            stop_emulator(emulator)
 
     header = ("DAG id", "state", "duration", "calls", "created on the platform", "deleted", "params")
     rows = [

@@ -34,7 +34,7 @@ TEST_DAGS = REPO / "tests" / "integration" / "dags"
 
 sys.path.insert(0, str(REPO))  # the Airflow API-server harness is a test helper (tests/support)
 from messaging_platform_emulator.control_client import EmulatorControl  # noqa: E402
-from messaging_platform_emulator.process import spawn as spawn_emulator  # noqa: E402
+from messaging_platform_emulator.process import spawn as spawn_emulator, stop as stop_emulator  # noqa: E402
 from tests.support.airflow_api_harness import (  # noqa: E402
     AirflowApiServer,
     files_containing,
@@ -125,11 +125,11 @@ def main() -> int:
         print((home / "db-migrate.log").read_text()[-3000:])
         return 1
     print(f"Metadata database ready in {took:.1f} s")
-    emulator, uri = spawn_emulator(home, env=env)
-    server = AirflowApiServer(home, env=env)
+    emulator, uri = spawn_emulator(home, env=env)  # a failed start stops the emulator itself
+    server: AirflowApiServer | None = None
     ok = True
-    try:
-        server.start().wait_ready()
+    try:  # from here on, whatever fails stops the emulator and the API server
+        server = AirflowApiServer(home, env=env).start()  # a failed start stops the server itself
         print(f"Emulator and Airflow API server ({server.url}) up")
         env["AIRFLOW_CONN_MESSAGING_PLATFORM_DEFAULT"] = uri
         env["AIRFLOW_CONN_AIRFLOW_API_DEFAULT"] = server.connection_uri
@@ -188,9 +188,11 @@ def main() -> int:
             f"metadata database, server output): {'LEAKED in ' + str(leaks) if leaks else 'clean'}"
         )
     finally:
-        server.stop()
-        emulator.terminate()
-        emulator.wait(timeout=15)
+        try:
+            if server is not None:
+                server.stop()
+        finally:
+            stop_emulator(emulator)
     if ok:
         shutil.rmtree(home, ignore_errors=True)
     else:

@@ -92,17 +92,19 @@ def main() -> int:
     thread = threading.Thread(target=loop_beside, name="beside")
     thread.start()
     results: list[tuple[int, float, str]] = []
+    measured_run: list[subprocess.Popen[bytes]] = []  # stopped too when the soak is interrupted mid-run
     try:
         for n in range(1, args.runs + 1):
             log = SOAK / f"measured-{n}.log"
             started = time.monotonic()
-            code = make_test(measured, log).wait()
+            measured_run[:] = [make_test(measured, log)]
+            code = measured_run[0].wait()
             seconds = time.monotonic() - started
             results.append((code, seconds, summary(log)))
             print(f"run {n}: exit {code} in {seconds:.0f} s: {results[-1][2]}", flush=True)
     finally:
         done.set()
-        for process in current:
+        for process in [*measured_run, *current]:
             stop(process)
         thread.join()
 

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tests.support.paths import EXAMPLE_DAGS, TEST_DAGS
-from tests.support.xdist_groups import module_fixture_uses, outside_groups, split_module_fixtures
 
 # Each pytest process (each xdist worker too) has its own AIRFLOW_HOME, and with it its own metadata database.
 _HOME = tempfile.mkdtemp(prefix="messaging-platform-tests-airflow-")
@@ -99,18 +98,9 @@ def airflow_db() -> None:
     shutil.copyfile(template, Path(_HOME) / "airflow.db")
 
 
-#: The xdist groups whose tests run DAGs in the worker process (the ``dag_runs`` fixture).
-DAG_RUN_GROUPS = ("dag_runs", "airflow_api_server")
-
-
 @pytest.fixture(scope="session")
 def dag_runs(airflow_db: None) -> None:
-    """
-    For a test that runs DAGs in this process (``dag.test()``): the migrated metadata database, and Airflow's
-    in-process execution API built once per process (as on Airflow 3.3). The first ``dag.test()`` of a process builds
-    that API: about 8 s of CPU, half of it Cadwyn generating the routes of every API version. So the tests that use
-    this fixture are in one of ``DAG_RUN_GROUPS`` (checked when collecting), and two of the three workers pay it.
-    """
+    """For a test that runs DAGs in this process (``dag.test()``): the migrated metadata database."""
     build_once_per_process()
 
 
@@ -145,25 +135,9 @@ def platform(messaging_platform: Platform) -> Platform:
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """
-    Under pytest-xdist, the slow tests first (a stable sort, so pytest-randomly's order holds otherwise): the workers
-    start on the long ones and end on short ones, instead of one worker running a long test while the others have
-    nothing left. A run in one process keeps its order (``make mutation`` runs the fastest first).
-    And the tests that share a module-scoped fixture share an xdist group, and the tests that run DAGs in the worker
-    are in one of ``DAG_RUN_GROUPS`` (``tests/support/xdist_groups.py``).
-    """
+    """Under pytest-xdist, the slow tests first, so that the workers end on short tests together."""
     if hasattr(config, "workerinput"):
         items.sort(key=lambda item: item.get_closest_marker("slow") is None)
-    split = split_module_fixtures(module_fixture_uses(items))
-    if split:
-        raise pytest.UsageError(
-            f"module-scoped fixtures used by tests of different xdist groups (set up again on each worker): {split}"
-        )
-    outside = outside_groups(items, "dag_runs", DAG_RUN_GROUPS)
-    if outside:
-        raise pytest.UsageError(
-            f"tests that run DAGs (fixture dag_runs) outside the groups {DAG_RUN_GROUPS}: {outside}"
-        )
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

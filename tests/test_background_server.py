@@ -19,6 +19,9 @@ from starlette.routing import Route
 from messaging_platform_provider import background_server
 from messaging_platform_provider.background_server import BackgroundServer
 
+#: How long stop() may wait for the server's thread and its connections here: generous for a loaded machine.
+GENEROUS = 30.0
+
 
 def hello_app(answering: threading.Event | None = None) -> Starlette:
     async def hello(request):
@@ -47,9 +50,10 @@ def refused(port: int) -> bool:
 
 @pytest.mark.parametrize("answered_first", [True, False], ids=["keep-alive-connection-open", "idle"])
 def test_a_stop_ends_the_main_loop_without_waiting_for_its_next_tick(monkeypatch, answered_first):
-    # A tick far longer than the time stop() waits for the thread (twice SHUTDOWN_TIMEOUT_SECONDS): only a stop that
-    # wakes the loop ends the thread in time.
+    # A tick (600 s) far longer than stop() waits for the thread (twice a generous 30 s): only a stop that wakes the
+    # loop ends the thread while stop() waits.
     monkeypatch.setattr(background_server, "TICK_SECONDS", 600.0)
+    monkeypatch.setattr(background_server, "SHUTDOWN_TIMEOUT_SECONDS", GENEROUS)
     server = BackgroundServer(hello_app(), "127.0.0.1", 0, name="probe server").start()
     port = server.port
     assert len(threads_named("probe server")) == 1
@@ -78,7 +82,8 @@ def test_a_server_stopped_and_started_again_serves_on_a_new_port():
     assert threads_named("probe server") == []
 
 
-def test_a_request_in_progress_when_the_server_stops_gets_its_answer():
+def test_a_request_in_progress_when_the_server_stops_gets_its_answer(monkeypatch):
+    monkeypatch.setattr(background_server, "SHUTDOWN_TIMEOUT_SECONDS", GENEROUS)  # for the answer to be sent
     answering = threading.Event()
     server = BackgroundServer(hello_app(answering), "127.0.0.1", 0, name="probe server").start()
     with ThreadPoolExecutor(1) as pool:

@@ -116,16 +116,19 @@ class BackgroundServer:
             raise RuntimeError(f"the {self.name} is already running")
         sock = bind(self.host, self._requested_port)
         self._socket, self.port = sock, int(sock.getsockname()[1])
-        server = _PromptlyStoppedServer(uvicorn.Config(self.app, **self._options))
-        thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name=self.name, daemon=True)
-        self._server, self._thread = server, thread
-        thread.start()
-        deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
-        while not server.started:
-            if not thread.is_alive() or time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"the {self.name} did not start")
-            time.sleep(0.01)
+        try:  # whatever fails from here on (not serving in time, interrupted) stops what was started, then raises
+            server = _PromptlyStoppedServer(uvicorn.Config(self.app, **self._options))
+            thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name=self.name, daemon=True)
+            self._server, self._thread = server, thread
+            thread.start()
+            deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
+            while not server.started:
+                if not thread.is_alive() or time.monotonic() > deadline:
+                    raise RuntimeError(f"the {self.name} did not start")
+                time.sleep(0.01)
+        except BaseException:
+            self.stop()
+            raise
         return self
 
     def stop(self) -> None:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import re
 import socket
-import time
 from collections.abc import Iterator
 
 import pytest
 
+from messaging_platform_provider.callbacks import guard
 from messaging_platform_provider.callbacks.guard import PROTOCOLS, connection_limits, guarded_protocol
 from messaging_platform_provider.callbacks.server import ReceiverServer
 from tests.support.callback_helpers import BOUND_TOKEN, callback, post, wait_until
@@ -66,13 +66,13 @@ def test_both_parsers_are_guarded_and_serve_picks_the_faster():
         guarded_protocol(http="h2")
 
 
-def test_a_connection_that_trickles_its_head_is_closed_after_the_header_deadline(guarded, store, sockets):
+def test_a_connection_that_trickles_its_head_is_closed_after_the_header_deadline(guarded, store, sockets, monkeypatch):
+    # The deadline given (0.5 s), not the protocol's default: the default is put an hour away, far beyond the wait
+    # below, so that only the deadline given can close the connection.
+    monkeypatch.setattr(guard._Guard, "header_timeout", 3600.0)
     with guarded(header_timeout=0.5) as server:
-        started = time.monotonic()
         sockets.append(slow_socket(server, b"POST /callbacks HTTP/1.1\r\nHost: x\r\n"))
         wait_until(lambda: closed_by_server(sockets[0]), timeout=30, what="the trickling connection closed")
-        # the deadline given (0.5 s), not the default one (10 s): a bound 16 times the deadline, for a loaded machine
-        assert time.monotonic() - started < 8
         assert post(server.url, callback(1)).status_code == 200  # a complete request is served as before
 
 
@@ -132,8 +132,8 @@ def test_the_cap_fits_the_file_descriptor_limit():
         assert connection_limits(10) == 10
         raised = resource.getrlimit(resource.RLIMIT_NOFILE)[0]  # the soft limit is raised to the hard one
         assert raised >= before[0]
-        # the listening socket's backlog of accepted-but-not-yet-served connections is kept free, and 64 more
-        assert connection_limits(10**9, backlog=2048) == max(8, raised - 64 - 2048)
+        # room for one burst of accepts (the backlog, at most a quarter of the limit) is kept free, and 64 more
+        assert connection_limits(10**9, backlog=2048) == max(8, raised - 64 - min(2048, raised // 4))
         assert connection_limits(10**9, backlog=16) == max(8, raised - 64 - 16)
     finally:
         resource.setrlimit(resource.RLIMIT_NOFILE, before)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from datetime import datetime, timedelta, timezone
-from email.utils import format_datetime
+from email.utils import format_datetime, parsedate_to_datetime
 
 import pytest
 
@@ -69,6 +69,10 @@ def test_retry_after_forms():
     assert parse_retry_after("Sat, 21 Nov 2026 12:00:45 -0000", now) == 45.0  # no zone given (-0000): read as UTC
     assert parse_retry_after("Sat, 21 Nov 2026 11:59:00 GMT", now) == 0.0  # already past: no wait, never negative
     later = format_datetime(datetime.now(timezone.utc) + timedelta(seconds=60), usegmt=True)
-    assert 50.0 < (parse_retry_after(later) or 0.0) <= 60.0  # against the clock when no `now` is given
+    before = datetime.now(timezone.utc)
+    wait = parse_retry_after(later)  # against the clock when no `now` is given: the clock while it parses
+    after = datetime.now(timezone.utc)
+    when = parsedate_to_datetime(later)
+    assert wait is not None and (when - after).total_seconds() <= wait <= (when - before).total_seconds()
     assert POLICY.delay_after_status(429, idempotent=True, attempt=1, retry_after="5") == 5.0
     assert POLICY.delay_after_status(429, idempotent=True, attempt=1, retry_after="600") is None  # too long to wait

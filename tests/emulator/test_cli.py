@@ -34,9 +34,9 @@ def test_cli_serves_and_keeps_the_secret_out_of_its_output(tmp_path):
     )
     output: queue.Queue[str] = queue.Queue()
     reader = threading.Thread(target=_lines, args=(proc.stdout, output), daemon=True)
-    reader.start()
     seen: list[str] = []
     try:
+        reader.start()
         while not any(line.startswith("Airflow connection URI:") for line in seen):
             seen.append(output.get(timeout=20))
         base_url = next(line for line in seen if line.startswith("Emulator base URL:")).split(": ", 1)[1].strip()
@@ -59,7 +59,8 @@ def test_cli_serves_and_keeps_the_secret_out_of_its_output(tmp_path):
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
-            reader.join(timeout=5)
+            if reader.is_alive():
+                reader.join(timeout=5)
             assert proc.stdout is not None
             proc.stdout.close()
     assert code == 0

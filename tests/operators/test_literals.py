@@ -10,6 +10,7 @@ import textwrap
 from datetime import datetime, timezone
 
 import pytest
+from airflow.sdk import DAG, XComArg, task
 
 from messaging_platform_provider.client.errors import MessagingPlatformValidationError
 from messaging_platform_provider.operators import (
@@ -20,8 +21,9 @@ from messaging_platform_provider.operators import (
     MessagingPlatformGetCampaignOperator,
     MessagingPlatformUpdateScheduleOperator,
 )
+from messaging_platform_provider.operators.literals import is_literal
 from tests.support.airflow_versions import dag_bag
-from tests.support.operator_context import run
+from tests.support.operator_context import refused, run
 
 WEEKLY = {"action_id": 5001, "schedule_type": "Weekly", "run_at": "09:00:00", "start_from": "2026-12-01T00:00:00"}
 
@@ -107,10 +109,41 @@ def test_a_literal_typo_fails_when_the_operator_is_built(build, message):
     assert message in str(raised.value)
 
 
-def test_templates_and_xcom_args_wait_for_run_time():
-    MessagingPlatformCreateScheduleOperator(task_id="t", **WEEKLY, week_day="{{ params.week_day }}")
-    MessagingPlatformCreateScheduleOperator(task_id="u", **WEEKLY, week_day=["MON", "{{ params.day }}"])
-    MessagingPlatformGetCampaignOperator(task_id="v", campaign_id="{{ ti.xcom_pull('create')['Id'] }}")
+def test_templates_and_xcom_args_wait_for_run_time(platform):
+    with DAG(dag_id="run_time_values", schedule=None, start_date=datetime(2026, 1, 1, tzinfo=timezone.utc)):
+
+        @task
+        def pick_day() -> str:
+            return "WEDS"  # a typo only the run can show
+
+        day = pick_day()
+        create = MessagingPlatformCreateCampaignOperator(task_id="create", name="Spring", campaign_type="Basic")
+        templated = [
+            MessagingPlatformCreateScheduleOperator(task_id="t", **WEEKLY, week_day="{{ params.week_day }}"),
+            MessagingPlatformCreateScheduleOperator(task_id="u", **WEEKLY, week_day=["MON", "{{ params.day }}"]),
+            MessagingPlatformGetCampaignOperator(task_id="v", campaign_id="{{ ti.xcom_pull('create')['Id'] }}"),
+        ]
+        # XComArgs: another task's output, whole, as an item of a list, and one of its XCom keys
+        weekly = MessagingPlatformCreateScheduleOperator(task_id="w", **WEEKLY, week_day=day)
+        in_a_list = MessagingPlatformCreateScheduleOperator(task_id="x", **WEEKLY, week_day=["MON", day])
+        by_key = MessagingPlatformGetCampaignOperator(task_id="y", campaign_id=create.output["Id"])
+        whole = MessagingPlatformGetCampaignOperator(task_id="z", campaign_id=create.output)
+
+    assert [op.task_id for op in templated] == ["t", "u", "v"]
+    assert isinstance(day, XComArg) and isinstance(create.output["Id"], XComArg)
+    for value in (day, ["MON", day], create.output["Id"], {"days": [day]}):
+        assert not is_literal(value), value
+    # left as they are for run time, and each makes its task wait for the one whose output it is
+    assert weekly.week_day is day and in_a_list.week_day == ["MON", day]
+    assert isinstance(by_key.campaign_id, XComArg) and isinstance(whole.campaign_id, XComArg)
+    assert (weekly.upstream_task_ids, in_a_list.upstream_task_ids) == ({"pick_day"}, {"pick_day"})
+    assert (by_key.upstream_task_ids, whole.upstream_task_ids) == ({"create"}, {"create"})
+    # at run time the value the XComArg gives is checked as a literal is, before any request
+    weekly.week_day = "WEDS"  # what rendering the task's fields resolves ``day`` to
+    before = len(platform.control.requests())
+    with refused("week_day"):
+        run(weekly)
+    assert len(platform.control.requests()) == before
 
 
 def test_run_once_at_stands_for_a_one_time_schedule_at_that_instant(platform):

@@ -36,6 +36,8 @@ SCHEDULES_5001 = "/api/v2.1/account/1001/action/5001/schedule"
 VOICE_CALLS = "/api/v2.1/account/1001/action-pushvoicecall"
 #: long enough for a wait to read Pending and Processing, short enough for a quick suite
 QUICK = {"pending_seconds": 0.15, "processing_seconds": 0.15}
+#: A run that ends a minute after it starts: long after any wait timeout a test gives, long before pytest's limit.
+ENDS_IN_A_MINUTE = {"pending_seconds": 60, "processing_seconds": 0.05}
 #: for the deferred waits: Pending when the worker reads once before deferring (it reads right after the create)
 DEFERRED = {"pending_seconds": 1.0, "processing_seconds": 0.15}
 
@@ -110,13 +112,55 @@ def test_a_failed_run_fails_the_create_and_wait_without_retry(platform, make):
 
 @pytest.mark.parametrize("make", [schedule_op, voice_call_op], ids=["schedule", "voice_call"])
 def test_the_wait_timeout_is_an_ordinary_failure(platform, make):
-    platform.control.set_schedule_behaviour(**PARKED)
+    # The run ends after a minute: a wait that did not keep its timeout would end in success then, not in a failure.
+    platform.control.set_schedule_behaviour(**ENDS_IN_A_MINUTE)
     op = make(wait_timeout=0.3)
     started = time.monotonic()
     with pytest.raises(AirflowException, match="deadline") as raised:
         op.execute(task_context(op))
     assert not isinstance(raised.value, (AirflowFailException, AirflowSensorTimeout))  # Airflow may retry it
-    assert 0.3 <= time.monotonic() - started < 60  # not before the timeout; long before the 600 s pytest limit
+    assert time.monotonic() - started >= 0.3  # not before the timeout (a busy machine can only make it later)
+
+
+class TooManyRounds(Exception):
+    """Raised by ``BoundedSleep``: the wait went on far past its deadline."""
+
+
+class BoundedSleep:
+    """
+    The worker's sleep between rounds, each pause cut to 50 ms, that stops a wait after ``rounds`` rounds: far more
+    than its deadline leaves time for, so a wait that ignores its deadline fails the test instead of hanging it.
+    """
+
+    def __init__(self, rounds: int = 100) -> None:
+        self.rounds = rounds
+        self.pauses: list[float] = []
+
+    def __call__(self, seconds: float) -> None:
+        self.pauses.append(seconds)
+        if len(self.pauses) >= self.rounds:
+            raise TooManyRounds(f"still waiting after {len(self.pauses)} rounds: the deadline was not kept")
+        time.sleep(min(seconds, 0.05))
+
+
+@pytest.mark.parametrize("make", [schedule_op, voice_call_op], ids=["schedule", "voice_call"])
+def test_a_wait_in_the_worker_on_a_run_that_never_ends_gives_up_at_the_wait_timeout(platform, make, monkeypatch):
+    from messaging_platform_provider.waiting import sync_loop
+
+    platform.control.set_schedule_behaviour(**PARKED)  # Pending for an hour: only the wait_timeout can end the wait
+    sleep = BoundedSleep()
+    real_wait = sync_loop.wait_until_done
+    monkeypatch.setattr(sync_loop, "wait_until_done", lambda *args, **kwargs: real_wait(*args, **kwargs, sleep=sleep))
+    op = make(wait_timeout=1.5, poll_interval=0.05)
+    with pytest.raises(AirflowException) as raised:
+        op.execute(task_context(op))
+    assert type(raised.value) is AirflowException  # an ordinary failure: Airflow retries it
+    assert "deadline" in str(raised.value) and "passed while waiting" in str(raised.value)
+    assert len(sleep.pauses) >= 1  # it did wait in rounds before giving up
+    records = platform.control.requests()
+    assert len([r for r in records if r["method"] == "POST"]) == 1
+    reads = [r for r in records if r["method"] == "GET" and "/schedule/" in r["path"]]
+    assert reads and {r["status"] for r in reads} == {200}
 
 
 def test_without_wait_for_completion_the_create_returns_at_once(platform):

@@ -84,7 +84,13 @@ def test_file_lease_is_exclusive_across_processes_and_freed_when_its_holder_dies
             FileLease(path).acquire("a", 60)
     finally:
         child.stdin.close()
-        assert child.wait(timeout=30) == 0
+        try:
+            code = child.wait(timeout=30)
+        finally:
+            if child.poll() is None:  # it never said "held", or hangs: not left behind
+                child.kill()
+                child.wait()
+    assert code == 0
     FileLease(path).acquire("a", 60)
     FileLease(path).release("a")
 

@@ -152,6 +152,15 @@ def test_a_retriable_failure_keeps_the_lease_for_the_retry(platform):
 # -- a shadowed connection: stopped before any key is made ------------------------------------------------------
 
 
+def forget_secrets_backends(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Have the workers' secrets backends built again from the configuration, and forgotten after the test."""
+    try:  # Airflow 3.2+ keeps them once built; 3.0 and 3.1 build them again for every read
+        import airflow.sdk.configuration as sdk_configuration
+    except ImportError:
+        return
+    monkeypatch.setattr(sdk_configuration, "_secrets_backend_cache", {})
+
+
 def creates(platform: Any) -> int:
     return sum(1 for r in platform.control.requests() if r["method"] == "POST" and r["path"].endswith("/api-key"))
 
@@ -176,15 +185,13 @@ def test_a_connection_shadowed_by_a_secrets_backend_fails_before_any_key_is_made
     platform, airflow_api, rotation_example_connections, monkeypatch, tmp_path
 ):
     """Consumers read the connection from a secrets backend, the REST API writes the database: logins differ."""
-    import airflow.sdk.configuration
-
     hook = MessagingPlatformHook()
     elsewhere = fresh_key(hook, "In the secrets backend")
     backend_file = tmp_path / "connections.json"
     backend_file.write_text(
         json.dumps({ROTATED_CONN_ID: {"conn_type": "generic", "login": elsewhere.key, "password": elsewhere.secret}})
     )
-    monkeypatch.setattr(airflow.sdk.configuration, "_secrets_backend_cache", {})  # built again, and forgotten after
+    forget_secrets_backends(monkeypatch)
     monkeypatch.setenv("AIRFLOW__SECRETS__BACKEND", "airflow.secrets.local_filesystem.LocalFilesystemBackend")
     monkeypatch.setenv("AIRFLOW__SECRETS__BACKEND_KWARGS", json.dumps({"connections_file_path": str(backend_file)}))
     target = AirflowConnectionTarget(ROTATED_CONN_ID)

@@ -89,7 +89,12 @@ class AirflowApiServer:
         """The value of ``AIRFLOW_CONN_AIRFLOW_API_DEFAULT`` for this server (no login: all-admins mode)."""
         return self.url
 
-    def start(self) -> AirflowApiServer:
+    def start(self, ready_timeout: float = 90.0) -> AirflowApiServer:
+        """
+        Start the server and wait until its health check answers (``ready_timeout`` s at most). A start that fails
+        after the process exists (the wait timed out or was interrupted, the server exited) stops what it started
+        before raising: no caller is left with a server it cannot reach.
+        """
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(
                 # The REST API, the UI and plugins ("core"); tasks here run in-process, not through "execution".
@@ -110,16 +115,22 @@ class AirflowApiServer:
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # its own process group: stop() ends the server and its workers only
             )
+        try:
+            self._wait_ready(ready_timeout)
+        except BaseException:
+            self.stop()
+            raise
         return self
 
-    def wait_ready(self, timeout: float = 90.0) -> AirflowApiServer:
+    def _wait_ready(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc is not None and self.proc.poll() is not None:
+                _killpg(self.proc.pid, signal.SIGKILL)  # any worker that outlived it, at once (the group id is free)
                 raise RuntimeError(f"the Airflow API server exited:\n{self.log_tail()}")
             try:
                 if requests.get(f"{self.url}/api/v2/monitor/health", timeout=2).ok:
-                    return self
+                    return
             except requests.RequestException:
                 pass
             time.sleep(0.2)
@@ -132,29 +143,37 @@ class AirflowApiServer:
             return ""
 
     def stop(self) -> None:
-        if self.proc is None or self.proc.poll() is not None:
-            return
+        """SIGTERM the server's process group, SIGKILL it when it lingers, and SIGKILL what outlived the leader."""
+        if self.proc is None or self.proc.returncode is not None:
+            return  # never started, or stopped (and waited for) already: its group id may be another's by now
         pgid = self.proc.pid  # the process group start_new_session made, led by our own child
-        os.killpg(pgid, signal.SIGTERM)
-        # uvicorn shuts down in a fraction of a second; the CLI process then lingers for seconds before exiting.
-        deadline = time.monotonic() + 20
-        while self.proc.poll() is None and time.monotonic() < deadline:
-            if "Finished server process" in self.log_tail(5):
-                time.sleep(0.3)
-                break
-            time.sleep(0.1)
         if self.proc.poll() is None:
-            os.killpg(pgid, signal.SIGKILL)
+            _killpg(pgid, signal.SIGTERM)
+            # uvicorn shuts down in a fraction of a second; the CLI process then lingers for seconds before exiting.
+            deadline = time.monotonic() + 20
+            while self.proc.poll() is None and time.monotonic() < deadline:
+                if "Finished server process" in self.log_tail(5):
+                    time.sleep(0.3)
+                    break
+                time.sleep(0.1)
+        _killpg(pgid, signal.SIGKILL)  # the leader if it lingers, and workers that outlived it (just now)
         self.proc.wait(timeout=10)
 
     def __enter__(self) -> AirflowApiServer:
-        return self.start().wait_ready()
+        return self.start()
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
     def api(self) -> AirflowRestApi:
         return AirflowRestApi(self.url)
+
+
+def _killpg(pgid: int, sig: signal.Signals) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:  # the group is gone already
+        pass
 
 
 def put_connection(api: AirflowRestApi, connection: Mapping[str, Any]) -> None:
@@ -240,16 +259,24 @@ def manager_from_uri(uri: str) -> MessagingPlatformClient:
     )
 
 
-def start_for_rotation_example(home: str | os.PathLike[str], env: dict[str, str], manager_uri: str) -> AirflowApiServer:
+def start_for_rotation_example(
+    home: str | os.PathLike[str], env: dict[str, str], manager_uri: str, *, ready_timeout: float = 90.0
+) -> AirflowApiServer:
     """
     For a script running the rotation example DAG (after ``airflow db migrate``): start an API server on ``home``,
     set ``AIRFLOW_CONN_AIRFLOW_API_DEFAULT`` in ``env``, and create the database connection
     ``messaging_platform_rotated`` holding a fresh key made with the ``manager_uri`` connection. Stop it after.
+    Any failure on the way (the server not ready in ``ready_timeout`` s, the platform unreachable) stops the server
+    before it is raised.
     """
-    server = AirflowApiServer(home, env=env).start().wait_ready()
-    env[f"AIRFLOW_CONN_{AIRFLOW_API_CONN_ID.upper()}"] = server.connection_uri
-    with manager_from_uri(manager_uri) as manager:
-        prepare_rotated_connection(server.api(), manager)
+    server = AirflowApiServer(home, env=env).start(ready_timeout)
+    try:
+        env[f"AIRFLOW_CONN_{AIRFLOW_API_CONN_ID.upper()}"] = server.connection_uri
+        with manager_from_uri(manager_uri) as manager:
+            prepare_rotated_connection(server.api(), manager)
+    except BaseException:
+        server.stop()
+        raise
     return server
 
 

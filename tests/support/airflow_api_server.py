@@ -40,9 +40,8 @@ def airflow_api_server(airflow_db: None) -> Iterator[AirflowApiServer]:
     previous = share_fernet_key()
     server = AirflowApiServer(os.environ["AIRFLOW_HOME"])
     server.env.update({TOKENS_ENV: BOUND_TOKEN, DATABASE_URL_ENV: callbacks_database_url(server)})
-    server.start()
     try:
-        yield server.wait_ready()
+        yield server.start()  # a start that fails stops its server before raising
     finally:
         server.stop()
         restore_fernet_key(previous)

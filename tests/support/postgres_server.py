@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
+import time
 import uuid
 from pathlib import Path
 
@@ -19,6 +21,9 @@ from tests.support.paths import REPO
 PG_BIN = Path(os.environ.get("MP_TEST_PG_BIN", "/usr/lib/postgresql/15/bin"))
 #: the database ``emptied_database()`` hands out, emptied for each test
 EMPTIED = "emptied_for_each_test"
+#: Set in the environment of every command a server runs (``pg_ctl``, so the postmaster and its children), to the
+#: server's folder: what a failed start left running is found by it and ended.
+MARKER = "MP_TEST_PG_SERVER"
 
 
 def free_port() -> int:
@@ -30,8 +35,11 @@ def free_port() -> int:
 class PostgresServer:
     """``start()`` initialises a cluster and starts it (``pg_ctl -w`` waits until it accepts connections)."""
 
-    def __init__(self, *, fsync: bool = False) -> None:
-        """``fsync=False`` (tests): faster, and a crash of the machine loses the cluster, which is thrown away."""
+    def __init__(self, *, fsync: bool = False, start_timeout: int = 60) -> None:
+        """
+        ``fsync=False`` (tests): faster, and a crash of the machine loses the cluster, which is thrown away.
+        ``start_timeout``: seconds ``pg_ctl -w`` waits for the server to accept connections.
+        """
         if not (PG_BIN / "pg_ctl").exists():
             raise RuntimeError(
                 f"PostgreSQL 15 is not installed ({PG_BIN}); run `make pytest` as root, or apt-get install postgresql"
@@ -44,13 +52,15 @@ class PostgresServer:
         self.started = False
         self._as_postgres = os.geteuid() == 0
         self.fsync = fsync
+        self.start_timeout = start_timeout
         self._emptied_made = False
 
     def _run(self, *args: str, timeout: float = 120) -> None:
         command = [str(PG_BIN / args[0]), *args[1:]]
         if self._as_postgres:
             command = ["runuser", "-u", "postgres", "--", *command]
-        result = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=self.root)
+        env = {**os.environ, MARKER: str(self.root)}
+        result = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=self.root, env=env)
         if result.returncode != 0:
             log = self.log.read_text()[-2000:] if self.log.exists() else ""
             raise RuntimeError(f"{args[0]} failed: {result.stdout[-2000:]}{result.stderr[-2000:]}{log}")
@@ -68,6 +78,15 @@ class PostgresServer:
                 parent.chmod(mode | 0o001)
 
     def start(self) -> PostgresServer:
+        """Initialise and start the cluster; a start that fails stops whatever of the server runs, then raises."""
+        try:
+            self._start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _start(self) -> None:
         if self._as_postgres:
             self._let_postgres_reach_the_root()
             shutil.chown(self.root, "postgres", "postgres")
@@ -76,23 +95,55 @@ class PostgresServer:
             self.port = free_port()
             options = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c max_connections=200"
             options += "" if self.fsync else " -c fsync=off"
+            wait = ("-w", "-t", str(self.start_timeout))
             try:
-                self._run("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-o", options, "-w", "-t", "60", "start")
+                self._run("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-o", options, *wait, "start")
             except RuntimeError:
+                self._end_server()  # a server still starting (pg_ctl stopped waiting) holds the data directory
                 if _attempt == 4:
                     raise
                 continue
             self.started = True
-            return self
+            return
         raise AssertionError("unreachable")
 
     def stop(self) -> None:
+        """Stop the server (also one a failed start left behind) and remove its folder."""
         try:
-            if self.started:
-                self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "-t", "60", "stop")
-                self.started = False
+            self._end_server()
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
+
+    def _end_server(self) -> None:
+        """``pg_ctl stop -m immediate``; then SIGKILL every process of this server left, and wait until none is."""
+        self.started = False
+        try:
+            if (self.data / "postmaster.pid").exists():
+                self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "-t", "60", "stop")
+        finally:
+            deadline = time.monotonic() + 30
+            while left := self.processes():
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"processes of the PostgreSQL server in {self.root} survived SIGKILL: {left}")
+                for pid in left:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+                time.sleep(0.05)
+
+    def processes(self) -> list[int]:
+        """The live processes this server's commands started (the postmaster and its children), by ``MARKER``."""
+        needle = f"{MARKER}={self.root}".encode()
+        found = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit() and int(entry.name) != os.getpid():
+                try:
+                    if needle in (entry / "environ").read_bytes().split(b"\0"):
+                        found.append(int(entry.name))
+                except OSError:  # gone meanwhile, or not ours to read
+                    continue
+        return found
 
     def admin_url(self, database: str = "postgres") -> str:
         return f"postgresql+psycopg2://postgres@127.0.0.1:{self.port}/{database}"

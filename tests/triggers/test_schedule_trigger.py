@@ -1,34 +1,30 @@
 """
 ``MessagingPlatformScheduleTrigger`` run in an event loop against the emulator, as the triggerer runs it:
-deadlines, transient errors, a rebuild from ``serialize()`` mid-wait, no blocking call, one pooled client.
+deadlines, transient errors, a rebuild from ``serialize()`` mid-wait, what a trigger imports (fifty triggers sharing
+one client: ``test_fifty_triggers.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import gc
 import importlib
 import json
-import logging
 import subprocess
 import sys
 import time
-from collections import Counter
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from datetime import datetime, timezone
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
-import requests
 
-from messaging_platform_emulator.control_client import EmulatorControl
-from messaging_platform_emulator.prefixes import CONTROL_PREFIX
-from messaging_platform_provider.client.async_client import DEFAULT_MAX_CONNECTIONS
 from messaging_platform_provider.triggers import schedule as schedule_module
 from messaging_platform_provider.triggers.pool import clients_open
 from messaging_platform_provider.triggers.schedule import MessagingPlatformScheduleTrigger
+from messaging_platform_provider.waiting import async_loop
 from messaging_platform_provider.waiting.deadline import deadline_after, seconds_left
+from messaging_platform_provider.waiting.decision import WaitRules
 from tests.support.airflow_versions import serde
 from tests.support.waiting import (
     PARKED,
@@ -45,6 +41,7 @@ from tests.support.waiting import (
 )
 
 CONN_ID = "messaging_platform_default"
+CONN_ENV = f"AIRFLOW_CONN_{CONN_ID.upper()}"
 
 
 def trigger(schedule_ids: list[Any], action_id: Any = 5001, **kwargs: Any) -> MessagingPlatformScheduleTrigger:
@@ -90,17 +87,25 @@ def test_a_deadline_already_passed_polls_once_then_reports_timeout(platform):
 def test_the_deadline_ends_a_wait_in_progress(platform, monkeypatch):
     schedule = Lifecycle(platform).new_schedule(**PARKED)
     # The first poll at once, and the next one due in ten minutes: only the deadline can end the pause between them
-    # before the run limit (30 s). The deadline leaves the first poll 3 s, ample on a loaded machine.
+    # before the run limit (30 s).
     monkeypatch.setattr(schedule_module, "FIRST_POLL_SPREAD", 0.0)
+    pauses: list[float] = []
+    real_sleep = asyncio.sleep
+
+    async def recorded_sleep(seconds: float) -> None:
+        pauses.append(seconds)
+        await real_sleep(seconds)
+
+    monkeypatch.setattr(async_loop, "asyncio", SimpleNamespace(sleep=recorded_sleep))
     t = trigger([schedule["Id"]], poll_interval=600, deadline=deadline_after(3))
     event = run_trigger(t, limit=30)
     assert event["outcome"] == "timeout" and "deadline" in event["message"]
     assert datetime.now(timezone.utc) >= datetime.fromisoformat(t.deadline)  # not before it
+    # Each pause between polls ended by the deadline, never after the poll interval (no pause at all when a loaded
+    # machine took the 3 s over the first read); a timer may fire a hair early: then one more short pause and read.
+    assert all(0 <= p <= 3.0 for p in pauses), pauses
     reads = gets(platform, 5001, schedule["Id"])
-    # The first read (Pending) came before the deadline and the wait went on; the pause was cut at the deadline
-    # (a timer may fire a hair early: then one more short pause and read).
-    assert len(reads) >= 2, "the first poll came after the deadline: the machine was too slow for this test"
-    assert len(reads) <= 4 and {r["status"] for r in reads} == {200}
+    assert len(reads) == len(pauses) + 1 and {r["status"] for r in reads} == {200}  # a read after each pause
 
 
 # -- transient errors -----------------------------------------------------------------------------
@@ -172,8 +177,9 @@ def test_a_trigger_rebuilt_from_serialize_mid_wait_finishes_it_with_the_same_dea
 
     life = Lifecycle(platform)
     schedule = life.new_schedule(**PARKED)
-    original = trigger([schedule["Id"]], deadline=deadline_after(60))
-    deadline = datetime.fromisoformat(original.deadline)
+    written = deadline_after(60)
+    original = trigger([schedule["Id"]], deadline=written)
+    deadline = datetime.fromisoformat(written)
 
     async def reads() -> int:
         return len(await asyncio.to_thread(gets, platform, 5001, schedule["Id"]))
@@ -203,10 +209,87 @@ def test_a_trigger_rebuilt_from_serialize_mid_wait_finishes_it_with_the_same_dea
     assert event["outcome"] == "success"
     assert event["schedules"][str(schedule["Id"])]["ProcessStatus"] == "Completed"
     assert len(gets(platform, 5001, schedule["Id"])) > reads_before
-    assert rebuilt.serialize() == original.serialize()
+    assert rebuilt.serialize() == (  # every argument as the test gave it (defaults for the rest), not re-derived
+        SCHEDULE_TRIGGER,
+        {
+            "conn_id": CONN_ID,
+            "action_id": 5001,
+            "schedule_ids": [str(schedule["Id"])],
+            "account_id": None,
+            "success_statuses": ["Completed"],
+            "failure_statuses": ["Failed", "Aborted"],
+            "max_transient_errors": 5,
+            "poll_interval": 0.05,
+            "deadline": written,
+            "try_number": None,
+        },
+    )
     assert datetime.fromisoformat(rebuilt.deadline) == deadline  # the same absolute instant, not restarted
     left = seconds_left(rebuilt.deadline, datetime.now(timezone.utc))
     assert left is not None and left < 60
+
+
+SCHEDULE_TRIGGER = "messaging_platform_provider.triggers.schedule.MessagingPlatformScheduleTrigger"
+
+
+def stored_and_rebuilt(t: Any) -> Any:
+    """The trigger as the triggerer gets it back: ``serialize()``, through Airflow's serde (the trigger row), built."""
+    classpath, kwargs = t.serialize()
+    module, _, name = classpath.rpartition(".")
+    return getattr(importlib.import_module(module), name)(**serde().deserialize(serde().serialize(kwargs)))
+
+
+def test_serialize_gives_every_argument_as_given_and_a_rebuilt_trigger_decides_alike():
+    """
+    The wait rules above all: a trigger rebuilt without them would decide with the defaults (Completed, Failed and
+    Aborted, 5 transient errors), so a deferred wait would end where a poked one goes on, and the other way round.
+    """
+    given = MessagingPlatformScheduleTrigger(
+        conn_id="mp_other",
+        action_id="5002",
+        schedule_ids=[7001, "7002"],
+        account_id=1002,
+        success_statuses=["Completed", "Aborted"],
+        failure_statuses=["Failed"],
+        max_transient_errors=0,
+        poll_interval=3,
+        deadline="2026-12-01T09:00:00+00:00",
+        try_number=2,
+    )
+    expected = {
+        "conn_id": "mp_other",
+        "action_id": "5002",
+        "schedule_ids": ["7001", "7002"],
+        "account_id": 1002,
+        "success_statuses": ["Completed", "Aborted"],
+        "failure_statuses": ["Failed"],
+        "max_transient_errors": 0,
+        "poll_interval": 3.0,
+        "deadline": "2026-12-01T09:00:00+00:00",
+        "try_number": 2,
+    }
+    assert given.serialize() == (SCHEDULE_TRIGGER, expected)
+    rebuilt = stored_and_rebuilt(given)
+    assert rebuilt.serialize() == (SCHEDULE_TRIGGER, expected)
+    assert rebuilt.rules == WaitRules(("Completed", "Aborted"), ("Failed",), 0)
+
+
+def test_serialize_of_a_trigger_given_only_what_it_needs_writes_out_the_defaults():
+    given = MessagingPlatformScheduleTrigger(conn_id=CONN_ID, action_id=5001, schedule_ids=[7001])
+    expected = {
+        "conn_id": CONN_ID,
+        "action_id": 5001,
+        "schedule_ids": ["7001"],
+        "account_id": None,
+        "success_statuses": ["Completed"],
+        "failure_statuses": ["Failed", "Aborted"],
+        "max_transient_errors": 5,
+        "poll_interval": 10.0,
+        "deadline": None,
+        "try_number": None,
+    }
+    assert given.serialize() == (SCHEDULE_TRIGGER, expected)
+    assert stored_and_rebuilt(given).serialize() == (SCHEDULE_TRIGGER, expected)
 
 
 async def reads_or_end(task: asyncio.Task[Any], reads: Callable[[], Awaitable[int]]) -> bool:
@@ -296,164 +379,3 @@ def test_the_first_trigger_in_a_process_freezes_the_start_up_heap(triggerer_prob
         assert after > 100_000  # Airflow's start-up heap, now skipped by every collection
     else:
         assert after == 0
-
-
-@pytest.fixture
-def own_process_emulator(monkeypatch) -> Iterator[SimpleNamespace]:
-    """
-    An emulator in a process of its own, with ``messaging_platform_default`` pointing at it. The shared one serves
-    from a thread of the test process, whose request handling would hold the GIL against the event loop and
-    show up as slow steps that are not the trigger's.
-    """
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "messaging_platform_emulator", "--api-key", "wait-key", "--api-secret", "wait-secret"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        assert line.startswith("Emulator base URL: "), line
-        base_url = line.split(": ", 1)[1].strip()
-        conn = {
-            "conn_type": "messaging_platform",
-            "login": "wait-key",
-            "password": "wait-secret",
-            "extra": {"base_url": base_url, "account_id": 1001},
-        }
-        monkeypatch.setenv("AIRFLOW_CONN_MESSAGING_PLATFORM_DEFAULT", json.dumps(conn))
-        with EmulatorControl(base_url.removesuffix("/api/v2.1")) as control:
-            yield SimpleNamespace(control=control)
-    finally:
-        proc.terminate()
-        proc.wait(10)
-
-
-#: A turn of the event loop this late means something blocked it: far above what a loaded machine causes.
-BLOCKED = 1.0
-#: How long the emulator takes over a few polls of the fifty-triggers test: a trigger that waited for an answer
-#: synchronously (a blocking HTTP call) would hold the loop this long.
-SLOW_ANSWER = 3.0
-
-
-class LoopWatch:
-    """A heartbeat on the event loop: the longest it waited for its turn beyond its own 10 ms sleep."""
-
-    def __init__(self) -> None:
-        self.longest = 0.0
-
-    @property
-    def blocked(self) -> bool:
-        return self.longest >= BLOCKED
-
-    async def run(self) -> None:
-        while True:
-            before = time.monotonic()
-            await asyncio.sleep(0.01)
-            self.longest = max(self.longest, time.monotonic() - before - 0.01)
-
-
-@pytest.mark.slow
-def test_fifty_triggers_share_one_client_and_never_block_the_loop(own_process_emulator, caplog):
-    life = Lifecycle(own_process_emulator)
-    # Every schedule starts its 0.8 s run at the same emulator instant, when the clock runs.
-    life.control.set_clock(scale=0)
-    ids = [life.new_schedule(pending_seconds=0.5, processing_seconds=0.3)["Id"] for _ in range(50)]
-    assert {life.status(5001, ids[0]), life.status(5001, ids[-1])} == {"Pending"}
-    life.control.clear_requests()
-    # The emulator answers three polls after SLOW_ANSWER seconds (in its own process, without blocking the others).
-    life.control.add_fault("delay", delay=SLOW_ANSWER, count=3, method="GET", path=r"/schedule/\d+$")
-    caplog.set_level(logging.WARNING, logger="asyncio")
-    # The control calls made while the triggers run share one keep-alive connection (counted below), not the control
-    # client's connection per call.
-    control = requests.Session()
-    control_url = life.control.url + CONTROL_PREFIX
-
-    def polls_per_schedule() -> Counter[str]:
-        """Answered reads per schedule id."""
-        records = control.get(f"{control_url}/requests", timeout=10).json()
-        return Counter(
-            r["path"].rsplit("/", 1)[-1]
-            for r in records
-            if r["method"] == "GET" and "/schedule/" in r["path"] and r["status"] is not None
-        )
-
-    watch = LoopWatch()
-
-    async def main() -> tuple[list[dict[str, Any]], list[int]]:
-        # Debug mode logs each step that held the loop that long, naming it (shown if the heartbeat saw a block).
-        asyncio.get_running_loop().slow_callback_duration = BLOCKED
-        heartbeat = asyncio.create_task(watch.run())
-        tasks = [
-            asyncio.create_task(first_event(trigger([s], poll_interval=0.1, deadline=deadline_after(300)), 300))
-            for s in ids
-        ]
-        open_counts: list[int] = []
-
-        async def wait_for(condition: Callable[[], Awaitable[bool]], what: str) -> None:
-            """Until ``condition``, sampling the open clients; a blocked loop or a trigger that died ends it early."""
-            deadline = time.monotonic() + 120
-            while not watch.blocked:
-                open_counts.append(clients_open())
-                for t in tasks:
-                    if t.done():
-                        t.result()  # a trigger that died: its error is raised
-                if await condition():
-                    return
-                assert time.monotonic() < deadline, f"still not the case after 120 s: {what}"
-                await asyncio.sleep(0.02)
-
-        async def all_read() -> bool:
-            return len(await asyncio.to_thread(polls_per_schedule)) == len(ids)
-
-        async def all_done() -> bool:
-            return all(t.done() for t in tasks)
-
-        try:
-            # Every trigger reads its schedule Pending while the emulator's clock stands still, however late a
-            # loaded machine starts it or the emulator answers; only then does the clock run, so each one waits
-            # through Pending and Processing.
-            await wait_for(all_read, "every trigger read its schedule once")
-            if watch.blocked:
-                return [], open_counts
-            await asyncio.to_thread(control.post, f"{control_url}/clock", json={"scale": 1}, timeout=10)
-            await wait_for(all_done, "every trigger sent its event")
-            return ([] if watch.blocked else [t.result() for t in tasks]), open_counts
-        finally:
-            heartbeat.cancel()
-            for t in tasks:
-                t.cancel()
-            await asyncio.gather(heartbeat, *tasks, return_exceptions=True)
-
-    # A full collection of this test process's heap (Airflow, the DAG bags of other tests) would stall the loop
-    # for a tenth of a second or more (longer on a loaded machine), in whichever trigger ran then.
-    gc.collect()
-    gc.freeze()
-    try:
-        before = life.control.connections()
-        events, open_counts = asyncio.run(main(), debug=True)
-    finally:
-        gc.unfreeze()
-    polls = polls_per_schedule()
-    control.close()
-    after = life.control.connections()
-
-    # Debug mode logs "Executing <...> took N seconds" for each step that held the loop BLOCKED seconds or more.
-    steps = [r.getMessage() for r in caplog.records if r.name == "asyncio" and "took" in r.getMessage()]
-    assert not watch.blocked and steps == [], f"the event loop was held {watch.longest:.2f} s at once: {steps}"
-    assert [e["outcome"] for e in events] == ["success"] * 50  # each after waiting through Pending and Processing
-    assert {int(s) for e in events for s in e["schedules"]} == set(ids)
-    assert set(polls) == {str(i) for i in ids} and min(polls.values()) >= 2  # read waiting, then read ended
-    # One client from the first trigger's start to the last one's end (the first samples may come before it opens,
-    # the last ones after it closed, while the last trigger's task is still finishing).
-    while open_counts and open_counts[-1] == 0:
-        open_counts.pop()
-    while open_counts and open_counts[0] == 0:
-        open_counts.pop(0)
-    assert len(open_counts) >= 5 and set(open_counts) == {1}, open_counts
-    assert clients_open() == 0
-    # At most DEFAULT_MAX_CONNECTIONS connections for 50 triggers, +2: the control session and the GET that read
-    # "after"; the control session stays open during the run, so it may add one to the peak.
-    assert after["opened"] - before["opened"] <= DEFAULT_MAX_CONNECTIONS + 2
-    assert after["peak_open"] <= max(before["peak_open"], before["open"] + DEFAULT_MAX_CONNECTIONS + 1)

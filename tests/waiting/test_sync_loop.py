@@ -86,6 +86,29 @@ def test_a_deadline_nearer_than_the_poll_interval_cuts_the_sleep_and_ends_the_wa
     assert all(0 <= p <= 3.0 for p in sleep.pauses)
 
 
+def test_a_wait_on_a_schedule_that_never_ends_gives_up_at_its_deadline(platform):
+    """
+    Pending for an hour: only the deadline (1.5 s away) ends the wait. The sleep stops a wait after 100 rounds of
+    at most 50 ms (far past the deadline), so a loop that ignored the deadline fails here rather than hanging.
+    """
+    action_id, schedule_id = parked_schedule(platform)
+    deadline = deadline_after(1.5)
+    sleep = Recorded(rounds=100, cap=0.05)
+    step = wait_until_done(
+        MessagingPlatformHook(),
+        Watch(WaitRules(), action_id, [schedule_id]),
+        account_id=None,
+        poll_interval=0.05,
+        deadline=deadline,
+        log=Warnings(),
+        sleep=sleep,
+    )
+    assert (step.outcome, step.message) == (Outcome.TIMEOUT, f"deadline {deadline} passed while waiting")
+    assert sleep.pauses and all(p <= 0.05 for p in sleep.pauses)
+    reads = [r for r in platform.control.requests() if r["method"] == "GET" and r["path"].endswith(f"/{schedule_id}")]
+    assert len(reads) == len(sleep.pauses) + 1 and {r["status"] for r in reads} == {200}  # a read each round
+
+
 def test_the_schedules_are_read_in_the_account_the_wait_names(platform):
     """Not the connection's (where the schedule has completed): an account that does not exist answers 404."""
     action_id = platform.seed.action_id

@@ -42,8 +42,9 @@ DEFAULT_HEADER_TIMEOUT = 10.0
 DEFAULT_BODY_TIMEOUT = 30.0
 DEFAULT_MAX_CONNECTIONS = 1000
 DEFAULT_MAX_HEAD_BYTES = 16 * 1024
-#: The listen backlog: connections the kernel completes and queues until the server accepts them. Each wake-up of
-#: the event loop may accept up to this many at once, so the file-descriptor budget keeps as many free.
+#: The listen backlog: connections the kernel completes and queues until the server accepts them. One wake-up of
+#: the event loop may accept that many at once, before the cap closes any: the file-descriptor budget keeps as many
+#: free, up to a quarter of the limit (beyond, a burst waits in the kernel's queue until descriptors are free).
 DEFAULT_BACKLOG = 2048
 RESERVED_DESCRIPTORS = 64  # the store's files or connections, the listening socket, logs
 REASONS = {400: b"Bad Request", 431: b"Request Header Fields Too Large"}
@@ -59,7 +60,7 @@ def connection_limits(requested: int | None = None, backlog: int = DEFAULT_BACKL
             soft = target
         except (ValueError, OSError):
             pass
-    fits = soft - RESERVED_DESCRIPTORS - backlog
+    fits = soft - RESERVED_DESCRIPTORS - min(backlog, soft // 4)
     wanted = requested if requested is not None else DEFAULT_MAX_CONNECTIONS
     cap = max(8, min(wanted, fits))
     if cap < wanted:

@@ -108,9 +108,11 @@ class MessagingPlatformCallbackSensor(MessagingPlatformBaseSensor):
         return PokeReturnValue(is_done=True, xcom_value=found)
 
     def result_from_event(self, event: dict[str, Any]) -> Any:
-        outcome = event.get("outcome")
-        if outcome == "success":
+        from messaging_platform_provider.waiting.outcome import malformed_event
+
+        problem = malformed_event(event, ("success", "timeout"))
+        if problem is not None:
+            raise AirflowException(problem)
+        if event["outcome"] == "success":
             return event["callback"]
-        if outcome == "timeout":
-            raise AirflowSensorTimeout(str(event.get("message", "timed out")))
-        raise AirflowException(f"unexpected event {event!r}")
+        raise AirflowSensorTimeout(str(event.get("message", "timed out")))

@@ -15,6 +15,26 @@ if TYPE_CHECKING:
     from airflow.sdk import Context
 
 
+#: the outcomes a wait ends with: the trigger's event and the sync loop's payload (``decision.Outcome``)
+OUTCOMES = ("success", "failure", "timeout")
+
+
+def malformed_event(event: Any, outcomes: tuple[str, ...] = OUTCOMES) -> str | None:
+    """
+    What is wrong with a trigger's event, or ``None``: an event that is not a mapping, or whose ``outcome`` is
+    missing or none of ``outcomes``. Such an event fails the task, naming this; it never counts as success.
+    """
+    if not isinstance(event, Mapping):
+        return f"the trigger's event is not a mapping: {event!r}"
+    outcome = event.get("outcome")
+    if outcome is None:
+        return f"the trigger's event has no outcome: {dict(event)!r}"
+    if outcome not in outcomes:
+        expected = ", ".join(outcomes)
+        return f"the trigger's event has an unknown outcome {outcome!r} (not one of {expected}): {dict(event)!r}"
+    return None
+
+
 def default_deferrable() -> bool:
     """``[operators] default_deferrable``: what ``deferrable=None`` means, as for Airflow's own operators."""
     return conf.getboolean("operators", "default_deferrable", fallback=False)
@@ -32,6 +52,8 @@ def resumed_by_earlier_try(context: Context, event: Mapping[str, Any], log: Any)
     event that ended the failed try, and fail the same way without doing anything. The deferrable operators and
     sensors then start the try afresh (a create adopts what the earlier try made). Never true from Airflow 3.1.
     """
+    if not isinstance(event, Mapping):
+        return False  # malformed: ``conclude`` (or the sensor's ``result_from_event``) fails the task, naming it
     deferred = event.get("try_number")
     if deferred is None or int(deferred) == try_number(context):
         return False
@@ -47,14 +69,18 @@ def conclude(event: Mapping[str, Any], *, sensor: bool = False) -> dict[str, Any
     """
     Success returns the latest answer of every schedule (by id). A ProcessStatus that failed, or an error answer
     that is not transient (a 404: the schedule is gone), ends the task without retries: a retry would find the
-    same. Transient errors beyond the limit and a timeout are ordinary failures, which Airflow retries.
+    same. Transient errors beyond the limit and a timeout are ordinary failures, which Airflow retries. A malformed
+    event (``malformed_event``) is an ordinary failure too, naming what is wrong with it.
     """
+    problem = malformed_event(event)
+    if problem is not None:
+        raise AirflowException(problem)
     outcome, message = event.get("outcome"), str(event.get("message", ""))
     if outcome == "success":
         schedules: dict[str, Any] = dict(event.get("schedules") or {})
         return schedules
     if outcome == "timeout":
         raise AirflowSensorTimeout(message) if sensor else AirflowException(message)
-    if outcome == "failure" and (event.get("ended_status") or event.get("fatal")):
+    if event.get("ended_status") or event.get("fatal"):
         raise AirflowFailException(message)
-    raise AirflowException(message or f"unexpected event {dict(event)!r}")
+    raise AirflowException(message or f"the wait failed: {dict(event)!r}")

@@ -98,7 +98,11 @@ class Deployment:
         with self._timed("db migrate"):
             migrate = self._component("db-migrate", ["db", "migrate"]).start()
             assert migrate.proc is not None
-            code = wait_for("airflow db migrate", migrate.proc.poll, timeout=180)
+            try:
+                code = wait_for("airflow db migrate", migrate.proc.poll, timeout=180)
+            except BaseException:  # not in self.components: stop() would not stop it
+                migrate.stop()
+                raise
             assert code == 0, f"airflow db migrate failed:\n{migrate.log_tail()}"
         with self._timed("components up"):
             for name in AIRFLOW_COMPONENTS:
