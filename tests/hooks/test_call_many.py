@@ -270,7 +270,7 @@ def test_a_post_that_never_reached_the_platform_is_sent_again_until_the_policy_g
     conn = {
         "conn_type": "messaging_platform",
         "login": "key",
-        "password": "secret",
+        "password": "closed-port-secret-5f1e",
         "extra": {"base_url": f"http://127.0.0.1:{closed_port}/api/v2.1", "account_id": 1001},
     }
     monkeypatch.setenv("AIRFLOW_CONN_MP_CLOSED", json.dumps(conn))

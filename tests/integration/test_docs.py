@@ -39,17 +39,39 @@ def docs_tmpdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("docs-tmpdir")
 
 
+def read_the_docs() -> dict:
+    """The docs host's build settings (``.readthedocs.yaml``), checked against what the build needs."""
+    import configparser
+
+    import yaml
+
+    settings = yaml.safe_load((REPO / ".readthedocs.yaml").read_text())
+    assert settings["version"] == 2 and "graphviz" in settings["build"]["apt_packages"]  # the diagrams need dot
+    (install,) = settings["build"]["jobs"]["install"]
+    assert "--constraint requirements/constraints.txt" in install
+    extra = re.search(r'"\.\[(\w+)\]"', install)
+    setup = configparser.ConfigParser()
+    setup.read(REPO / "setup.cfg")
+    assert extra and extra.group(1) in setup["options.extras_require"], install
+    assert {"sphinx", "myst-parser"} <= set(setup["options.extras_require"][extra.group(1)].split())
+    return settings
+
+
 @pytest.fixture(scope="module")
 def built_docs(tmp_path_factory: pytest.TempPathFactory, docs_tmpdir: Path) -> Path:
     """
-    The site, built once for the tests of this module (one xdist worker: ``xdist_group("docs_build")``), as
-    ``make docs`` builds it: without AIRFLOW_HOME.
+    The site, built once for the tests of this module (one xdist worker: ``xdist_group("docs_build")``) as the docs
+    host builds it from ``.readthedocs.yaml`` (its configuration, warnings as errors), and as ``make docs`` does:
+    without AIRFLOW_HOME.
     """
     assert shutil.which("dot"), "the docs' diagrams need Graphviz's dot: `make pytest` installs Debian's graphviz"
+    sphinx = read_the_docs()["sphinx"]
+    source = (REPO / sphinx["configuration"]).parent
+    assert source == DOCS and sphinx["fail_on_warning"] is True
     out = tmp_path_factory.mktemp("docs")
     env = {name: value for name, value in os.environ.items() if name != "AIRFLOW_HOME"}
     run = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-q", "-W", "--keep-going", "-b", "html", str(DOCS), str(out)],
+        [sys.executable, "-m", "sphinx", "-q", "-W", "--keep-going", "-b", "html", str(source), str(out)],
         capture_output=True,
         text=True,
         timeout=300,
@@ -113,3 +135,15 @@ def test_operations_table_sends_readers_to_no_unshared_document():
     """The operators page's table is made at build time (scripts/operations_table.py), so its page lacks it."""
     hits = [line for line in operations_table().splitlines() if UNSHARED_DOCUMENT.search(line)]
     assert not hits, "state the fact, or link platform.md, instead of:\n" + "\n".join(hits)
+
+
+@pytest.mark.parametrize("page", sorted(p.name for p in (DOCS / "reference").glob("*.md")))
+def test_a_reference_page_names_the_source_of_every_module_it_shows(page):
+    """Unbuilt (on a code host) a reference page shows no parameters: it links the modules whose docstrings it shows."""
+    text = (DOCS / "reference" / page).read_text()
+    modules = re.findall(r"automodule:: ([\w.]+)", text)
+    assert modules
+    for module in modules:
+        path = REPO / "src" / Path(*module.split("."))
+        source = path.with_suffix(".py") if path.with_suffix(".py").exists() else path / "__init__.py"
+        assert f"(../../{source.relative_to(REPO).as_posix()})" in text, module
