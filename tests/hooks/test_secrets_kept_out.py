@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import uuid
 from types import SimpleNamespace
 from typing import Any
 
@@ -144,7 +145,7 @@ def test_the_async_hook_masks_each_secret_it_reads(platform):
 
 @pytest.mark.parametrize("hook_class", [MessagingPlatformHook, MessagingPlatformAsyncHook], ids=["sync", "async"])
 def test_reading_the_connection_masks_its_password_in_every_form(monkeypatch, hook_class):
-    secret = f"{hook_class.__name__}-connection-secret-9c8d7e6f"
+    secret = f"{hook_class.__name__}-connection-secret-{uuid.uuid4().hex}"  # masked by no earlier session either
     conn = {
         "conn_type": "messaging_platform",
         "login": KEY,
