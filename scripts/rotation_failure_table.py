@@ -148,7 +148,7 @@ def main() -> int:
         lockouts = sum(bool(r["lockout"]) or not r["retry_works"] for r in ordered)
         ok = ok and lockouts == 0
 
-        prepare_rotated_connection(api, manager)
+        prepare_rotated_connection(server, manager)
         code, took = airflow(["dags", "test", EXAMPLE_DAG], env, home / f"{EXAMPLE_DAG}.log")
         example_run = last_run_id(server, EXAMPLE_DAG)
         example = xcom_value(api, EXAMPLE_DAG, example_run, "rotate_api_key") if code == 0 else {}

@@ -53,11 +53,12 @@ from tests.support.in_process_api import build_once_per_process  # noqa: E402
 if TYPE_CHECKING:  # importing the plugin before pytest_plugins registers it makes pytest warn (no assert rewrite)
     from tests.support.platform import Platform
 
-# Fixtures that tests in several folders use: the emulator, through the plugin the emulator ships for users' tests
-# (``messaging_platform_server``, ``messaging_platform``; aliased below as ``emulator_server`` and ``platform``), the
-# Airflow API server (``airflow_api_server``, ``airflow_api``, ``rotation_example_connections``), the callback store
-# and receivers (``database_url``, ``store``, ``receiver``, ``receiver_for``), and pytest's ``pytester`` (the
-# plugin's own tests).
+# Fixtures that tests in several folders use: the emulator and the Airflow API server, through the plugin the
+# emulator ships for users' tests (``messaging_platform_server``, ``messaging_platform``, aliased below as
+# ``emulator_server`` and ``platform``; ``airflow_api``), the suite's own ``airflow_api_server`` (registered after the
+# plugin, it overrides the plugin's: one server per worker, with the callback receiver's settings) and
+# ``rotation_example_connections``, the callback store and receivers (``database_url``, ``store``, ``receiver``,
+# ``receiver_for``), and pytest's ``pytester`` (the plugin's own tests).
 pytest_plugins = [
     "messaging_platform_emulator.pytest_plugin",
     "tests.support.airflow_api_server",

@@ -1,6 +1,7 @@
 """
-The server the callback receiver and the emulator run on a background thread (``background_server.py``): it stops
-when asked, without waiting for its main loop's next tick, and a request it is answering still gets its answer.
+The server the callback receiver runs on a background thread (``background_server.py``; the emulator has its own,
+``messaging_platform_emulator.serving``, tested in ``tests/emulator/test_serving.py``): it stops when asked, without
+waiting for its main loop's next tick, and a request it is answering still gets its answer.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """
 A start that fails once its process exists stops that process before it raises, so that no caller is left with a
-server it cannot reach: the Airflow API server harness (``tests/support/airflow_api_harness.py``, as ``make demo``
-uses it), the emulator's ``spawn`` (``messaging_platform_emulator.process``) and the tests' PostgreSQL server
-(``tests/support/postgres_server.py``). Each start fails for a reason that does not depend on the machine's speed:
-a readiness wait of 0 s, which no server can meet.
+server it cannot reach: the Airflow API server launcher (``messaging_platform_emulator.airflow_api``, which the
+pytest plugin's ``airflow_api_server``, the suite's fixtures and ``make demo`` use), the emulator's ``spawn``
+(``messaging_platform_emulator.process``) and the tests' PostgreSQL server (``tests/support/postgres_server.py``).
+Each start fails for a reason that does not depend on the machine's speed: a readiness wait of 0 s, which no server
+can meet.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from typing import Any
 import pytest
 
 from messaging_platform_emulator import process as emulator_process
-from tests.support.airflow_api_harness import AirflowApiServer, start_for_rotation_example
+from messaging_platform_emulator.airflow_api import FERNET_KEY_ENV, AirflowApiServer, serving_airflow_api
+from tests.support.airflow_api_harness import start_for_rotation_example
 from tests.support.postgres_server import PostgresServer
 
 #: Set in the environment of the processes a test starts; its value is unique per test.
@@ -61,6 +63,20 @@ def test_an_api_server_not_ready_in_time_is_stopped_with_its_process_group(tmp_p
     assert gone(server.proc.pid)
     with pytest.raises(ProcessLookupError):
         os.killpg(server.proc.pid, 0)  # its process group (start_new_session) is gone too
+    assert live_processes(value) == []
+
+
+def test_serving_an_api_server_that_fails_to_start_stops_it_and_puts_the_fernet_key_back(tmp_path, monkeypatch):
+    """The plugin's ``airflow_api_server`` fixture starts its server so: a failed start leaves nothing behind."""
+    monkeypatch.delenv(FERNET_KEY_ENV, raising=False)
+    env, value = marked_env()
+    server = AirflowApiServer(tmp_path, env=env)
+    with pytest.raises(RuntimeError, match="did not answer within 0 s"):
+        with serving_airflow_api(server, ready_timeout=0):
+            pytest.fail("the block ran without a server")
+    assert FERNET_KEY_ENV in server.env  # the server was given this process's key ...
+    assert FERNET_KEY_ENV not in os.environ  # ... which is unset again, as it was
+    assert server.proc is not None and gone(server.proc.pid)
     assert live_processes(value) == []
 
 

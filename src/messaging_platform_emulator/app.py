@@ -19,6 +19,7 @@ from .errors import (
     error_body,
 )
 from .middleware import TrafficMiddleware, is_platform_path
+from .paths import RouteTemplates
 from .prefixes import API_PREFIX, CONTROL_PREFIX
 from .routes import (
     api_keys,
@@ -86,7 +87,12 @@ def create_app(emulator: Emulator | None = None) -> FastAPI:
     for router in CONTROL_ROUTERS:
         app.include_router(router, prefix=CONTROL_PREFIX)
     app.add_middleware(
-        TrafficMiddleware, faults=emulator.faults, recorder=emulator.recorder, conditions=emulator.conditions
+        TrafficMiddleware,
+        faults=emulator.faults,
+        recorder=emulator.recorder,
+        conditions=emulator.conditions,
+        violations=emulator.violations,
+        routes=RouteTemplates(path for route in app.routes if is_platform_path(path := getattr(route, "path", ""))),
     )
     app.add_exception_handler(PlatformError, _platform_error)
     app.add_exception_handler(ControlError, _control_error)

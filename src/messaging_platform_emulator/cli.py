@@ -45,6 +45,13 @@ def _parser() -> argparse.ArgumentParser:
         "--burst", type=int, metavar="N", help="requests an account may make at once (default: one second's worth)"
     )
     parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse every departure from the API reference (a property name in another case, a date-time with an "
+        "offset, an unknown property ...) with 400, instead of taking it as the platform does and recording it "
+        "under /_emulator/violations",
+    )
+    parser.add_argument(
         "--conn-file",
         metavar="PATH",
         help="write the Airflow connection URI, secret included, to PATH (mode 0600); "
@@ -80,7 +87,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         [first, *_] = exc.errors()
         parser.error(f"--{str(first['loc'][0]).replace('_', '-')}: {first['msg']}")
     server = EmulatorServer(
-        args.host, args.port, api_key=args.api_key, api_secret=args.api_secret, conditions=conditions
+        args.host,
+        args.port,
+        api_key=args.api_key,
+        api_secret=args.api_secret,
+        conditions=conditions,
+        strict=args.strict,
     )
     server.start()
     try:
@@ -88,6 +100,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             write_private(args.conn_file, server.connection_uri())
         shown = server.connection_uri(hide_secret=bool(args.conn_file))
         print(f"Emulator base URL: {server.base_url}", flush=True)
+        if args.strict:
+            print("Strict: every departure from the API reference is refused with 400.", flush=True)
         print(f"Airflow connection URI: {shown}", flush=True)
         while not stop.wait(1.0):
             pass

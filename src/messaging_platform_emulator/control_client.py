@@ -176,6 +176,11 @@ class EmulatorControl:
         """``count`` generated contacts (for the seeded account by default)."""
         return self._object("POST", "/contacts", _given(count=count, account_id=account_id))
 
+    def add_channel(self, code: str, *, account_id: int | None = None) -> dict[str, Any]:
+        """A long code (``+15125550101``, E.164: voice calls are placed from it) or a short code (``55333``) for an
+        account (the seeded one by default); answers ``{channel_id, account_id, code, long_code}``."""
+        return self._object("POST", "/channels", _given(code=code, account_id=account_id))
+
     def add_keyword(
         self, name: str, *, channel_id: int | None = None, callback_required: bool | None = None
     ) -> dict[str, Any]:
@@ -226,6 +231,15 @@ class EmulatorControl:
     def clear_requests(self) -> int:
         """Empty the request record; answers how many requests it held."""
         return self._cleared("/requests")
+
+    def violations(self, since: int = 0) -> list[dict[str, Any]]:
+        """The departures from the API reference in platform requests after sequence number ``since``, oldest first:
+        ``{seq, method, path, property, rule, detail, status}`` each."""
+        return self._rows("/violations", since)
+
+    def clear_violations(self) -> int:
+        """Empty the violation record; answers how many violations it held."""
+        return self._cleared("/violations")
 
     # -- clock and schedule lifecycle -------------------------------------------------------------
 

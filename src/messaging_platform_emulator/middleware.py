@@ -1,4 +1,5 @@
-"""Pure ASGI middleware in front of the platform routes: records every request and applies faults.
+"""Pure ASGI middleware in front of the platform routes: records every request, applies faults, and opens the
+check that collects a request's departures from the API reference (``violations.py``), recorded once answered.
 
 Only paths under the platform prefix are touched; ``/_emulator`` control traffic passes straight through.
 A platform path with one trailing slash (``/api/v2.1/account/1001/campaign/``) is served as the route without
@@ -20,9 +21,11 @@ from .asgi_types import ASGIApp, Message, Receive, Scope, Send
 from .conditions import NetworkConditions, retry_after_header
 from .errors import NOT_FOUND, UNKNOWN_ERROR, ErrorDetail, error_body
 from .faults import FaultBook, FaultRule
+from .paths import RouteTemplates
 from .prefixes import API_PREFIX
 from .recorder import Recorder, RequestRecord
 from .transport import abort_connection
+from .violations import PATH_CASE, RequestCheck, ViolationBook, checking
 
 #: the ``fault`` of a request record the rate limit answered 429 (``conditions.py``)
 RATE_LIMITED = "rate_limit"
@@ -97,11 +100,21 @@ def _replay(body: bytes, receive: Receive) -> Receive:
 
 
 class TrafficMiddleware:
-    def __init__(self, app: ASGIApp, faults: FaultBook, recorder: Recorder, conditions: NetworkConditions) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        faults: FaultBook,
+        recorder: Recorder,
+        conditions: NetworkConditions,
+        violations: ViolationBook,
+        routes: RouteTemplates,
+    ) -> None:
         self.app = app
         self.faults = faults
         self.recorder = recorder
         self.conditions = conditions
+        self.violations = violations
+        self.routes = routes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not is_platform_path(scope["path"]):
@@ -134,7 +147,7 @@ class TrafficMiddleware:
             if rule is not None:
                 await asyncio.sleep(rule.delay)
             try:
-                await self.app(routed, replay, self._recording(send, record))
+                await self._checked(routed, replay, self._recording(send, record), record)
             except Exception:
                 # The outer error middleware answers 500; keep the record from looking like a drop.
                 if record.status is None:
@@ -143,10 +156,27 @@ class TrafficMiddleware:
         elif rule.kind == "drop":
             await abort_connection(scope, receive)
         elif rule.kind == "commit_then_drop":
-            await self.app(routed, replay, _discard)
+            await self._checked(routed, replay, _discard, record)
             await abort_connection(scope, receive)
         else:
             await self._send_fault(rule, self._recording(send, record))
+
+    async def _checked(self, scope: Scope, receive: Receive, send: Send, record: RequestRecord) -> None:
+        """Serve the request with its check open; record the departures found, with the answer's status."""
+        with checking(scope["method"], record.path, strict=self.violations.strict) as check:
+            try:
+                await self.app(self._respelt(scope, check), receive, send)
+            finally:
+                if check.departures:
+                    self.violations.add(check, record.status or (None if send is _discard else 500))
+
+    def _respelt(self, scope: Scope, check: RequestCheck) -> Scope:
+        """A path that matches a route only when case is ignored is routed as the route spells it, and noted (in
+        strict mode it is noted and left to answer 404)."""
+        path, changes = self.routes.respell(scope["path"])
+        for sent, right in changes:
+            check.note(None, PATH_CASE, f"path segment {sent!r} for {right!r}")
+        return scope if not changes or check.strict else {**scope, "path": path}
 
     def _recording(self, send: Send, record: RequestRecord) -> Send:
         async def recording_send(message: Message) -> None:

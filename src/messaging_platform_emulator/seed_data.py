@@ -1,5 +1,5 @@
 """The seed: the seeded account (from ``AccountService``) and what only it has beyond its key and action, a
-contact list with filter groups, contacts, and a channel with a keyword.
+contact list with filter groups, contacts, a short code with a keyword, and a long code to place voice calls from.
 
 Ids come from the store's counters, so they are the same after every reset.
 """
@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .models import SYSTEM_PRINCIPAL, Audit, Channel, ContactFilter, ContactList, FilterGroup
+from .models import SYSTEM_PRINCIPAL, Audit, ContactFilter, ContactList, FilterGroup
 from .services.accounts import AccountService, Seed
+from .services.channels import ChannelService
 from .services.contacts import ContactService
 from .services.keywords import KeywordService
 from .store import Store
@@ -17,6 +18,7 @@ from .store import Store
 SEED_CONTACT_COUNT = 25
 SEED_CHANNEL_ID = 22
 SEED_CHANNEL_CODE = "55222"
+SEED_LONG_CODE = "+15125550100"
 SEED_KEYWORD = "JOIN"
 
 # (FilterTypeId, OperandId, Operation, Value) of the root group's filter and of the subgroup's two filters:
@@ -25,7 +27,9 @@ _ROOT_FILTERS = ((2, 1, "=", "1"),)
 _SUBGROUP_FILTERS = ((3, 5, "^", "+1555"), (3, 4, "$", "@example.com"))
 
 
-def seed_platform(store: Store, accounts: AccountService, contacts: ContactService, keywords: KeywordService) -> Seed:
+def seed_platform(
+    store: Store, accounts: AccountService, contacts: ContactService, keywords: KeywordService, channels: ChannelService
+) -> Seed:
     """Create the seeded account and its resources; ``resources`` holds their ids as ``GET /_emulator/seed``
     shows them."""
     with store.lock:
@@ -39,13 +43,16 @@ def seed_platform(store: Store, accounts: AccountService, contacts: ContactServi
             contact_list_id, account_id, "All subscribers", Audit.new(now, SYSTEM_PRINCIPAL), root.id
         )
         contacts.generate(account_id, SEED_CONTACT_COUNT)
-        store.tables.channels[SEED_CHANNEL_ID] = Channel(SEED_CHANNEL_ID, account_id, SEED_CHANNEL_CODE)
+        short_code = channels.store(account_id, SEED_CHANNEL_CODE)
+        assert short_code.id == SEED_CHANNEL_ID
+        long_code = channels.store(account_id, SEED_LONG_CODE)
         keyword = keywords.add(SEED_KEYWORD, SEED_CHANNEL_ID, callback_required=True)
         resources = {
             "contact_list_id": contact_list_id,
             "root_group_id": root.id,
             "channel_id": SEED_CHANNEL_ID,
             "keyword_id": keyword.id,
+            "long_code_channel_id": long_code.id,
         }
         return replace(account, resources=resources)
 

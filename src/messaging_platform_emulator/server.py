@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from types import TracebackType
 
-from messaging_platform_provider.background_server import BackgroundServer
-
 from .app import create_app
 from .conditions import Conditions
 from .connection import connection_uri
@@ -13,6 +11,7 @@ from .control_client import EmulatorControl
 from .emulator import Emulator
 from .prefixes import API_PREFIX
 from .services.accounts import Seed
+from .serving import ServingThread
 from .transport import ConnectionExposingH11Protocol
 
 
@@ -31,6 +30,8 @@ class EmulatorServer:
     port), starts serving, and stops on exit. ``.url`` is the root, ``.base_url`` the platform base
     (``.../api/v2.1``), ``.seed`` the seeded account's ids and credentials, ``.control`` a client of its control
     routes. ``conditions``: the latency and rate limit it starts with (``conditions.py``), and goes back to on reset.
+    ``strict``: refuse every departure from the API reference with 400 instead of taking it as the platform does
+    and recording it as a violation (``violations.py``).
     """
 
     def __init__(
@@ -42,11 +43,14 @@ class EmulatorServer:
         api_secret: str | None = None,
         conditions: Conditions | None = None,
         emulator: Emulator | None = None,
+        strict: bool = False,
     ) -> None:
         self.host = host
-        self.emulator = emulator or Emulator(api_key=api_key, api_secret=api_secret, conditions=conditions)
+        self.emulator = emulator or Emulator(
+            api_key=api_key, api_secret=api_secret, conditions=conditions, strict=strict
+        )
         self._control: EmulatorControl | None = None
-        self._background = BackgroundServer(
+        self._background = ServingThread(
             create_app(self.emulator),
             host,
             port,
@@ -102,6 +106,10 @@ class EmulatorServer:
     @property
     def seed(self) -> Seed:
         return self.emulator.seed
+
+    @property
+    def strict(self) -> bool:
+        return self.emulator.strict
 
     @property
     def control(self) -> EmulatorControl:

@@ -45,6 +45,7 @@ ID_STARTS = {
     "filter_group": 4101,
     "contact_filter": 4201,
     "contact": 6001,
+    "channel": 22,
     "keyword": 8001,
     "callback": 9001,
 }

@@ -1,94 +1,57 @@
-"""Request body and query parsing for platform routes.
+"""Request body parsing for platform routes, as the platform's JSON reader reads bodies.
 
-Spec section 1: property names are PascalCase and case-sensitive, so a body is read by exact name. A property
-that matches a name the emulator reads only when case is ignored (``staticCode`` for ``StaticCode``) is refused
-with 400 naming the right spelling, so a client's casing bug cannot pass unseen. Field readers collect every
-problem and ``check()`` raises them together as one 400 response, each error naming its property. A nested
-object (``nested``, ``object_list``) is read by a child ``Body`` that shares its parent's error list and names
-its properties by path, e.g. ``Schedules[0].RunAt`` or ``ExternalCouponList.Name``.
+The API reference says property names are PascalCase and case-sensitive, timestamps have no zone offset, and each
+property has a type. The platform (ASP.NET Web API) reads more: names in any case (when one property is given in
+several spellings, or twice, the last one is read), date-times with an offset (``datetimes.py``), values of
+another JSON type it converts (``conversions.py``); and it ignores properties its resource does not have. A
+``Body`` reads the same, and notes each departure from the reference in the request's ``RequestCheck``
+(``violations.py``); in strict mode each is also an error. A missing required property is an error in both modes.
 
-Types follow the spec's tables: ``integer`` is a JSON integer literal (``3``, not ``3.0``), ``number`` any JSON
-number, ``string`` a JSON string, ``boolean`` true or false. Timestamps are ISO 8601 date-times without a zone
-offset (``2026-12-01T17:30:00``); one with ``Z`` or ``+02:00`` is refused.
+Field readers collect every problem and ``check()`` raises them together as one 400 response, each error naming
+its property; it first notes the properties nobody read (unknown ones). A nested object (``nested``,
+``object_list``) is read by a child ``Body`` that shares its parent's errors and names its properties by path,
+e.g. ``Schedules[0].RunAt`` or ``ExternalCouponList.Name``. An ``integer`` is never ``3.0``: the reader refuses it.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
-from urllib.parse import urlsplit
 
-from .errors import (
-    PROPERTY_INVALID_VALUE,
-    PROPERTY_REQUIRED,
-    ErrorDetail,
-    PlatformError,
-    bad_request,
-)
+from .conversions import boolean_from, integer_from, number_from, text_from
+from .datetimes import read_date_time
+from .errors import PROPERTY_INVALID_VALUE, PROPERTY_REQUIRED, ErrorDetail, PlatformError, bad_request
+from .request_json import JsonObject, is_http_url, load_json, note
+from .violations import DUPLICATE_PROPERTY, PROPERTY_CASE, REQUIRED_PROPERTY, TYPE_CONVERSION, UNKNOWN_PROPERTY, current
 
-HTTP_SCHEMES = ("http", "https")
-# A date-time in ISO 8601 extended form; the fraction (up to .NET's seven digits) is read and dropped.
-_DATE_TIME = re.compile(r"^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2})?)(?:\.\d{1,7})?$")
-# The same with a zone designator: Z or an offset such as +02:00, +0200 or -05.
-_ZONED = re.compile(r"^\s*\d{4}-\d{2}-\d{2}T[\d:.]+(?:[Zz]|[+-]\d{2}(?::?\d{2})?)\s*$")
-
-
-def _load_json(raw: bytes, object_type: str, property_name: str | None = None) -> Any:
-    if not raw.strip():
-        raise bad_request("A request body is required.", object_type, PROPERTY_REQUIRED, property_name)
-    try:
-        return json.loads(raw)
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise bad_request(
-            f"The request body is not valid JSON: {exc}", object_type, property_name=property_name
-        ) from exc
+__all__ = ["Body", "is_http_url", "parse_json_object"]
 
 
 def parse_json_object(raw: bytes, object_type: str) -> Body:
     """Parse a request body that must be a JSON object."""
-    data = _load_json(raw, object_type)
+    data = load_json(raw, object_type)
     if not isinstance(data, dict):
         raise bad_request("The request body must be a JSON object.", object_type)
     return Body(data, object_type)
 
 
-def parse_json_integer(raw: bytes, object_type: str, name: str) -> int:
-    """Parse a request body that must be a bare JSON integer such as ``3001`` (errors name ``name``)."""
-    value = _load_json(raw, object_type, name)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise bad_request(
-            f"The request body must be the {name} as a bare JSON integer, such as 3001; got {json.dumps(value)}.",
-            object_type,
-            property_name=name,
-        )
-    return value
+class _Shared:
+    """What a body and its nested bodies share: the request's check, the errors, and every closed body (whose
+    unread properties are unknown ones)."""
 
-
-def parse_json_string(raw: bytes, object_type: str, name: str) -> str:
-    """Parse a request body that must be a bare JSON string such as ``"SAVE10"`` (errors name ``name``)."""
-    value = _load_json(raw, object_type, name)
-    if not isinstance(value, str):
-        raise bad_request(
-            f'The request body must be the {name} as a bare JSON string, such as "SAVE10"; got {json.dumps(value)}.',
-            object_type,
-            property_name=name,
-        )
-    if not value.strip():
-        raise bad_request(f"The {name} must not be empty.", object_type, PROPERTY_REQUIRED, name)
-    return value
-
-
-def is_http_url(text: str) -> bool:
-    parts = urlsplit(text.strip())
-    return parts.scheme.lower() in HTTP_SCHEMES and bool(parts.netloc)
+    def __init__(self) -> None:
+        self.check = current()
+        self.strict = self.check is not None and self.check.strict
+        self.errors: list[ErrorDetail] = []
+        self.closed: list[Body] = []
+        self.unknown_noted = False
 
 
 class Body:
-    """A JSON object body: exact (case-sensitive) property lookup, case-only misspellings refused, errors collected."""
+    """A JSON object body, read as the platform reads it (see the module); problems collected, then ``check()``."""
 
     def __init__(
         self,
@@ -96,42 +59,78 @@ class Body:
         object_type: str,
         *,
         prefix: str = "",
-        errors: list[ErrorDetail] | None = None,
+        shared: _Shared | None = None,
+        closed: bool = True,
     ) -> None:
-        self._values = {str(k): v for k, v in data.items()}
-        self._spellings: dict[str, list[str]] = {}
-        for given in self._values:
-            self._spellings.setdefault(given.lower(), []).append(given)
-        self._misspelt: set[str] = set()
+        pairs = data.pairs if isinstance(data, JsonObject) else list(data.items())
+        self._spellings: dict[str, list[tuple[str, Any]]] = {}
+        for given, value in pairs:
+            self._spellings.setdefault(str(given).lower(), []).append((str(given), value))
+        self._read: set[str] = set()  # lower-case names looked up
+        self._looked: set[str] = set()  # names whose spelling was checked
         self.object_type = object_type
         self.prefix = prefix
-        self.errors: list[ErrorDetail] = [] if errors is None else errors
+        self._shared = _Shared() if shared is None else shared
+        if closed:
+            self._shared.closed.append(self)
 
-    def _spelling(self, name: str) -> None:
-        """Refuse (once) a property spelt like ``name`` except for case: names are case-sensitive (spec 1)."""
-        others = [given for given in self._spellings.get(name.lower(), ()) if given != name]
-        if others and name not in self._misspelt:
-            self._misspelt.add(name)
+    @property
+    def errors(self) -> list[ErrorDetail]:
+        return self._shared.errors
+
+    def _depart(self, name: str, rule: str, detail: str, refusal: str | None) -> None:
+        """Note a departure from the API reference at ``name``; in strict mode it is an error (``refusal``, unless
+        None: another error names the property already)."""
+        path = self.prefix + name
+        note(self._shared.check, path, rule, detail)
+        if self._shared.strict and refusal is not None:
+            self.errors.append(ErrorDetail(PROPERTY_INVALID_VALUE, refusal, self.object_type, path))
+
+    def _lookup(self, name: str) -> tuple[bool, Any]:
+        """Whether the property is given, in any spelling, and its value: the last one given, as the platform's
+        reader keeps; another case or a second spelling is noted (once)."""
+        spellings = self._spellings.get(name.lower())
+        self._read.add(name.lower())
+        if not spellings:
+            return False, None
+        if name not in self._looked:
+            self._looked.add(name)
             path = self.prefix + name
-            wrong = ", ".join(repr(self.prefix + given) for given in others)
-            message = (
-                f"Property names are case-sensitive: {wrong} is not a property of {self.object_type}; "
-                f"spell it {path!r}."
-            )
-            self.errors.append(ErrorDetail(PROPERTY_INVALID_VALUE, message, self.object_type, path))
+            wrong = [given for given, _ in spellings if given != name]
+            shown = ", ".join(repr(self.prefix + given) for given in wrong)
+            if wrong:
+                self._depart(
+                    name,
+                    PROPERTY_CASE,
+                    f"sent as {shown}",
+                    f"Property names are case-sensitive: {shown} is not a property of {self.object_type}; "
+                    f"spell it {path!r}.",
+                )
+            if len(spellings) > 1:
+                every = ", ".join(repr(self.prefix + given) for given, _ in spellings)
+                self._depart(
+                    name,
+                    DUPLICATE_PROPERTY,
+                    f"given {len(spellings)} times ({every}); the last one is read",
+                    None if wrong else f"{path} is given {len(spellings)} times ({every}); give it once.",
+                )
+        return True, spellings[-1][1]
 
     def expect(self, *names: str) -> None:
         """Check the spelling of properties the current request does not otherwise read."""
         for name in names:
-            self._spelling(name)
+            self._lookup(name)
+
+    def ignore(self, *names: str) -> None:
+        """Properties the resource has that a request may carry and the platform does not read (``Id``,
+        ``Created`` …, as a read-modify-write sends them): not unknown ones."""
+        self._read.update(name.lower() for name in names)
 
     def has(self, name: str) -> bool:
-        self._spelling(name)
-        return name in self._values
+        return self._lookup(name)[0]
 
     def raw(self, name: str) -> Any:
-        self._spelling(name)
-        return self._values.get(name)
+        return self._lookup(name)[1]
 
     # -- error collection -------------------------------------------------------------------------
 
@@ -139,16 +138,32 @@ class Body:
         self.errors.append(ErrorDetail(PROPERTY_INVALID_VALUE, message, self.object_type, self.prefix + name))
 
     def missing(self, name: str, message: str | None = None) -> None:
-        if name in self._misspelt:  # already reported under its right spelling
-            return
         path = self.prefix + name
         text = message or f"The {path} field is required."
+        note(self._shared.check, path, REQUIRED_PROPERTY, text)
         self.errors.append(ErrorDetail(PROPERTY_REQUIRED, text, self.object_type, path))
 
     def check(self) -> None:
-        """Raise every collected error as one 400 response."""
-        if self.errors:
-            raise PlatformError(400, list(self.errors))
+        """Note the properties no reader looked at (unknown ones: ignored, or errors in strict mode), then raise
+        every collected error as one 400 response."""
+        shared = self._shared
+        if not shared.unknown_noted:
+            shared.unknown_noted = True
+            for body in shared.closed:
+                body._note_unknown()
+        if shared.errors:
+            raise PlatformError(400, list(shared.errors))
+
+    def _note_unknown(self) -> None:
+        for lower, spellings in self._spellings.items():
+            if lower not in self._read:
+                given = spellings[0][0]
+                self._depart(
+                    given,
+                    UNKNOWN_PROPERTY,
+                    f"{self.prefix + given!r} is not a property of {self.object_type}; ignored",
+                    f"{self.prefix + given} is not a property of {self.object_type}.",
+                )
 
     def _present(self, name: str, required: bool) -> bool:
         """True when the property holds a non-null value; records a missing required one."""
@@ -157,6 +172,16 @@ class Body:
                 self.missing(name)
             return False
         return True
+
+    def _convert(self, name: str, value: Any, read: Any, kind: str) -> Any:
+        """``read``, the value the platform's reader makes of ``value``; a departure (refused in strict mode)."""
+        self._depart(
+            name,
+            TYPE_CONVERSION,
+            f"sent {json.dumps(value)}, read as {json.dumps(read)}",
+            f"{name} must be {kind}; got {json.dumps(value)}.",
+        )
+        return read
 
     # -- typed readers (return None when absent, null or invalid) ---------------------------------
 
@@ -168,25 +193,30 @@ class Body:
         minimum: int | None = None,
         maximum: int | None = None,
     ) -> int | None:
-        """An integer: a JSON integer literal (``3``; not ``3.0``, ``"3"`` or ``true``), as .NET reads an int."""
+        """An integer: a JSON integer literal (``3``; not ``3.0`` or ``true``), or a string of one, converted."""
         if not self._present(name, required):
             return None
         value = self.raw(name)
         if isinstance(value, bool) or not isinstance(value, int):
-            self.invalid(name, f"{name} must be an integer; got {json.dumps(value)}.")
-            return None
+            read = integer_from(value)
+            if read is None:
+                self.invalid(name, f"{name} must be an integer; got {json.dumps(value)}.")
+                return None
+            value = self._convert(name, value, read, "an integer")
         if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
             low = "" if minimum is None else f" from {minimum}"
             high = "" if maximum is None else f" to {maximum}"
             self.invalid(name, f"{name} must be an integer{low}{high}; got {value}.")
             return None
-        return value
+        return int(value)
 
     def number(self, name: str, *, required: bool = False, minimum: float | None = None) -> int | float | None:
-        """A number: any JSON number (``2`` or ``2.5``; not ``"2"`` or ``true``); a whole one comes back as int."""
+        """A number: any JSON number (``2`` or ``2.5``), or a string of one, converted; a whole one as an int."""
         if not self._present(name, required):
             return None
         value = self.raw(name)
+        if isinstance(value, str) and number_from(value) is not None:
+            value = self._convert(name, value, number_from(value), "a number")
         if (
             isinstance(value, bool)
             or not isinstance(value, (int, float))
@@ -202,7 +232,7 @@ class Body:
         return value
 
     def choice(self, name: str, values: Mapping[int, str], *, required: bool = False) -> int | None:
-        """A number (spec type ``number``) that must be one of ``values``, e.g. 0 (Static), 1 (Dynamic)."""
+        """A number (API type ``number``) that must be one of ``values``, e.g. 0 (Static), 1 (Dynamic)."""
         number = self.number(name, required=required)
         if number is not None and number not in values:
             allowed = ", ".join(f"{key} ({label})" for key, label in values.items())
@@ -213,21 +243,24 @@ class Body:
     def string(
         self, name: str, *, required: bool = False, max_length: int | None = None, allow_empty: bool = False
     ) -> str | None:
-        """A string; when required, an empty or blank one counts as missing (as .NET's [Required]) unless
-        ``allow_empty`` (then only null or absent is missing)."""
+        """A string (a number or boolean converted to its text); when required, an empty or blank one counts as
+        missing (as .NET's [Required]) unless ``allow_empty`` (then only null or absent is missing)."""
         if not self._present(name, required):
             return None
         value = self.raw(name)
         if not isinstance(value, str):
-            self.invalid(name, f"{name} must be a string; got {json.dumps(value)}.")
-            return None
+            read = text_from(value)
+            if read is None:
+                self.invalid(name, f"{name} must be a string; got {json.dumps(value)}.")
+                return None
+            value = self._convert(name, value, read, "a string")
         if required and not allow_empty and not value.strip():
             self.missing(name)
             return None
         if max_length is not None and len(value) > max_length:
             self.invalid(name, f"{name} must be at most {max_length} characters long; got {len(value)}.")
             return None
-        return value
+        return str(value)
 
     def url(self, name: str, *, required: bool = False) -> str | None:
         """An absolute http or https URL."""
@@ -240,30 +273,41 @@ class Body:
         return text.strip()
 
     def boolean(self, name: str, *, required: bool = False) -> bool | None:
+        """true or false (``"true"``/``"false"`` or an integer converted)."""
         if not self._present(name, required):
             return None
         value = self.raw(name)
         if not isinstance(value, bool):
-            self.invalid(name, f"{name} must be true or false; got {json.dumps(value)}.")
-            return None
-        return value
+            read = boolean_from(value)
+            if read is None:
+                self.invalid(name, f"{name} must be true or false; got {json.dumps(value)}.")
+                return None
+            value = self._convert(name, value, read, "true or false")
+        return bool(value)
 
     def date_time(self, name: str, *, required: bool = False) -> datetime | None:
-        """An ISO 8601 date-time without a zone offset (spec 1), e.g. ``2026-11-21T23:05:00``; whole seconds kept."""
-        text = self.string(name, required=required)
-        if text is None:
+        """A date-time (``datetimes.py``): ``2026-11-21T23:05:00``; an offset converted to UTC, a date alone or a
+        space separator read, each a departure; whole seconds kept."""
+        if not self._present(name, required):
             return None
-        if _ZONED.match(text):
-            self.invalid(
+        value = self.raw(name)
+        if isinstance(value, str) and not value.strip():  # the platform's reader takes "" for a date-time as null
+            if required:
+                self.missing(name)
+            return None
+        read = read_date_time(value) if isinstance(value, str) else None
+        if read is None:
+            self.invalid(name, f"{name} must be an ISO 8601 date-time such as 2026-11-21T23:05:00; got {value!r}.")
+            return None
+        if read.rule is not None:
+            self._depart(
                 name,
+                read.rule,
+                read.detail,
                 f"{name} must be an ISO 8601 date-time without a zone offset, such as 2026-11-21T23:05:00; "
-                f"got {text!r}.",
+                f"got {value!r}.",
             )
-            return None
-        parsed = parse_platform_datetime(text)
-        if parsed is None:
-            self.invalid(name, f"{name} must be an ISO 8601 date-time such as 2026-11-21T23:05:00; got {text!r}.")
-        return parsed
+        return read.value
 
     # -- lists and nested objects -----------------------------------------------------------------
 
@@ -289,40 +333,52 @@ class Body:
         accept: Callable[[str], bool] | None = None,
         rule: str = "a non-empty string",
     ) -> list[str] | None:
-        """A list of non-empty strings, each passing ``accept`` (described by ``rule``); the first bad one is named."""
+        """A list of non-empty strings (numbers converted to text), each passing ``accept`` (described by
+        ``rule``); the first bad one is named."""
         values = self._list(name, required)
         if values is None:
             return None
+        read = []
         for index, value in enumerate(values):
+            item = f"{name}[{index}]"
+            if not isinstance(value, str) and text_from(value) is not None:
+                value = self._convert(item, value, text_from(value), "a string")
             good = isinstance(value, str) and bool(value.strip())
             good = good and (max_length is None or len(value) <= max_length) and (accept is None or accept(value))
             if not good:
-                self.invalid(name, f"{name}[{index}] must be {rule}; got {json.dumps(value)}.")
+                self.invalid(name, f"{item} must be {rule}; got {json.dumps(value)}.")
                 return None
-        return list(values)
+            read.append(value)
+        return read
 
     def integer_list(self, name: str, *, minimum: int | None = None) -> list[int] | None:
+        """A list of integers (strings of integers converted)."""
         values = self._list(name, False)
         if values is None:
             return None
+        read = []
         for index, value in enumerate(values):
+            if isinstance(value, str) and integer_from(value) is not None:
+                value = self._convert(f"{name}[{index}]", value, integer_from(value), "an integer")
             if isinstance(value, bool) or not isinstance(value, int) or (minimum is not None and value < minimum):
                 low = "" if minimum is None else f" of {minimum} or more"
                 self.invalid(name, f"{name}[{index}] must be an integer{low}; got {json.dumps(value)}.")
                 return None
-        return list(values)
+            read.append(value)
+        return read
 
-    def nested(self, name: str, object_type: str) -> Body | None:
-        """A JSON object property, read by a child body that reports into this one."""
+    def nested(self, name: str, object_type: str, *, closed: bool = True) -> Body | None:
+        """A JSON object property, read by a child body that reports into this one (``closed``: its unread
+        properties are unknown ones)."""
         if not self._present(name, False):
             return None
         value = self.raw(name)
         if not isinstance(value, dict):
             self.invalid(name, f"{name} must be an object.")
             return None
-        return Body(value, object_type, prefix=f"{self.prefix}{name}.", errors=self.errors)
+        return Body(value, object_type, prefix=f"{self.prefix}{name}.", shared=self._shared, closed=closed)
 
-    def object_list(self, name: str, object_type: str) -> list[Body] | None:
+    def object_list(self, name: str, object_type: str, *, closed: bool = True) -> list[Body] | None:
         """A list of JSON objects, each read by a child body named ``name[i]``."""
         values = self._list(name, False)
         if values is None:
@@ -332,17 +388,6 @@ class Body:
             if not isinstance(value, dict):
                 self.invalid(name, f"{name}[{index}] must be an object.")
                 return None
-            children.append(Body(value, object_type, prefix=f"{self.prefix}{name}[{index}].", errors=self.errors))
+            prefix = f"{self.prefix}{name}[{index}]."
+            children.append(Body(value, object_type, prefix=prefix, shared=self._shared, closed=closed))
         return children
-
-
-def parse_platform_datetime(text: str) -> datetime | None:
-    """``YYYY-MM-DDTHH:mm[:ss[.fffffff]]`` (ISO 8601 extended form, no offset) as a naive datetime, whole seconds."""
-    match = _DATE_TIME.match(text)
-    if match is None:
-        return None
-    try:
-        value = datetime.fromisoformat(match.group(1))
-    except ValueError:
-        return None
-    return value.replace(microsecond=0)

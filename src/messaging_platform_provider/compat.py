@@ -36,6 +36,7 @@ try:
     from airflow.sdk.exceptions import (
         AirflowException,
         AirflowFailException,
+        AirflowNotFoundException,
         AirflowSensorTimeout,
         TaskDeferred,
     )
@@ -43,6 +44,7 @@ except ImportError:  # Airflow < 3.2
     from airflow.exceptions import (  # type: ignore[no-redef]
         AirflowException,
         AirflowFailException,
+        AirflowNotFoundException,
         AirflowSensorTimeout,
         TaskDeferred,
     )
@@ -123,6 +125,7 @@ __all__ = [
     "AdvanceItem",
     "AirflowException",
     "AirflowFailException",
+    "AirflowNotFoundException",
     "AirflowSensorTimeout",
     "BaseHook",
     "SharedStreamProducer",

@@ -111,6 +111,15 @@ def test_a_field_that_is_not_a_property_name_is_refused(field):
     assert caught.value.field == "field"
 
 
+@pytest.mark.parametrize("field", ["PhoneNumber", "Contact/PhoneNumber", "phonenumber"])
+def test_a_contacts_phone_number_compared_with_a_number_is_refused(field):
+    """A contact's PhoneNumber is text: 15550100001 is +15550100001 read as a number (native rendering), not it."""
+    with pytest.raises(MessagingPlatformValidationError, match=f"^{field}: got the number 15550100001 "):
+        eq(field, 15550100001)
+    assert eq(field, "+15550100001") == f"{field} eq '+15550100001'"
+    assert eq(field, None) == f"{field} eq null" and eq("Id", 6001) == "Id eq 6001"
+
+
 @pytest.mark.parametrize("conditions", [(), ("",), ("Id eq 1", "  "), ("Id eq 1", None)])
 def test_and_or_need_conditions(conditions):
     for combine in (and_, or_):

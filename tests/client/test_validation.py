@@ -59,6 +59,34 @@ def test_schedule_body_accepts_names_numbers_and_zone_aware_dates():
     assert schedule_body("OneTime", "06:00:00", "2026-07-01T12:00:00")["StartFrom"] == "2026-07-01T12:00:00"
 
 
+#: Every hook method that takes ``extra``, each called with what it needs besides.
+WITH_EXTRA = {
+    "create_campaign": lambda h, extra: h.create_campaign("N", "Basic", extra=extra),
+    "update_campaign": lambda h, extra: h.update_campaign(3001, name="N", extra=extra),
+    "create_campaign_coupon": lambda h, extra: h.create_campaign_coupon(3001, "Dynamic", extra=extra),
+    "update_campaign_coupon": lambda h, extra: h.update_campaign_coupon(3001, "Dynamic", extra=extra),
+    "create_api_key": lambda h, extra: h.create_api_key("L", extra=extra),
+    "create_push_voice_call": lambda h, extra: h.create_push_voice_call(
+        ["+15125550100"], targets=["+15550100001"], message="Hi", extra=extra
+    ),
+    "create_schedule": lambda h, extra: h.create_schedule(5001, "Daily", "09:00:00", "2026-12-01", extra=extra),
+    "update_schedule": lambda h, extra: h.update_schedule(5001, 7001, "Daily", "09:00:00", "2026-12-01", extra=extra),
+    "create_external_coupon_list": lambda h, extra: h.create_external_coupon_list("N", extra=extra),
+    "update_external_coupon_list": lambda h, extra: h.update_external_coupon_list(2001, name="N", extra=extra),
+    "create_callback": lambda h, extra: h.create_callback("Dialog", "https://example.com/cb", extra=extra),
+    "update_filter_group": lambda h, extra: h.update_filter_group(4001, 4101, operator="AND", extra=extra),
+}
+
+
+@pytest.mark.parametrize("name", list(WITH_EXTRA))
+def test_extra_given_text_is_refused_before_sending(platform, name):
+    """``extra="{{ params.extra }}"`` renders to the text of a dict, unless the DAG renders native objects."""
+    with pytest.raises(MessagingPlatformValidationError) as caught:
+        WITH_EXTRA[name](MessagingPlatformHook(), "{'IsDefault': True}")
+    assert caught.value.field == "extra" and "render_template_as_native_obj=True" in str(caught.value)
+    assert platform.control.requests() == []
+
+
 def test_campaign_type_and_ids_are_checked_before_sending(platform):
     hook = MessagingPlatformHook()
     with pytest.raises(MessagingPlatformValidationError, match=r"campaign_type: 'Newsletter' is not valid"):

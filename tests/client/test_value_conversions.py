@@ -8,7 +8,20 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from messaging_platform_provider.client import MessagingPlatformValidationError
-from messaging_platform_provider.client.values import platform_datetime, run_at, string_list, to_datetime, zone
+from messaging_platform_provider.client.bodies import CampaignFields, PushVoiceCallFields
+from messaging_platform_provider.client.fields import extra_fields, pascal, to_wire
+from messaging_platform_provider.client.values import (
+    a_list,
+    int_list,
+    month_days,
+    platform_datetime,
+    run_at,
+    spelled_collection,
+    string_list,
+    to_datetime,
+    week_days,
+    zone,
+)
 
 # -- to_datetime -------------------------------------------------------------------------------------------------------
 
@@ -124,3 +137,97 @@ def test_a_code_one_past_the_maximum_length_is_refused():
     with pytest.raises(MessagingPlatformValidationError) as caught:
         string_list("CouponCodes", ["ABCD", "ABCDE"], max_length=4)
     assert str(caught.value) == "CouponCodes: 'ABCDE'… is longer than 4 characters"
+
+
+# -- the shape of a rendered value (issue 36): text where a list or a mapping belongs, a number for a phone ----------
+
+#: What a template renders a list param to, without native rendering.
+NUMBERS_AS_TEXT = "['+15550100001', '+15550100002']"
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        (NUMBERS_AS_TEXT, "a list"),
+        (' ["A1", "B2"] ', "a list"),  # JSON, padded
+        ("('A1',)", "a list"),
+        ("{'Text': 'hi'}", "a mapping"),
+        ('{"Active": true}', "a mapping"),  # JSON only
+        ("+15125550100", None),
+        ("[SPRING]", None),  # a code in brackets is no list
+        ("MON, THU", None),
+        ("", None),
+    ],
+)
+def test_the_text_of_a_list_or_a_mapping_is_told_from_other_text(text, kind):
+    assert spelled_collection(text) == kind
+
+
+def test_a_list_field_given_the_text_of_a_list_is_refused_with_the_fix():
+    with pytest.raises(MessagingPlatformValidationError) as caught:
+        string_list("targets", NUMBERS_AS_TEXT, phones=True)
+    assert str(caught.value) == (
+        "targets: must be a list, got the text of a list, \"['+15550100001', '+15550100002']\": pass a list or an "
+        "upstream task's output (an XComArg); a Jinja template renders to text unless the DAG sets "
+        "render_template_as_native_obj=True"
+    )
+    for convert, value in ((int_list, "[4001, 4002]"), (week_days, "['MON', 'THU']"), (month_days, "[1, 15]")):
+        with pytest.raises(MessagingPlatformValidationError, match="got the text of a list"):
+            convert("f", value) if convert is int_list else convert(value, "f")
+
+
+@pytest.mark.parametrize("value", ["A1,B2", {"codes": ["A1"]}, 7, b"A1"])
+def test_where_only_a_list_goes_text_a_mapping_or_one_value_is_refused(value):
+    with pytest.raises(MessagingPlatformValidationError, match="^coupon_codes: must be a list of codes, got "):
+        a_list("coupon_codes", value, "a list of codes")
+    assert a_list("coupon_codes", ("A1", "B2"), "a list of codes") == ["A1", "B2"]
+
+
+@pytest.mark.parametrize("text", ["{'Text': 'hi'}", "https://example.com/hook?token=s3cret"])
+def test_a_mapping_field_given_text_is_refused_without_repeating_it(text):
+    with pytest.raises(MessagingPlatformValidationError) as caught:
+        to_wire(CampaignFields, {"content": text})
+    message = str(caught.value)
+    assert message.startswith("content: must be a mapping (a dict), got the text")
+    assert "render_template_as_native_obj=True" in message and text not in message  # a URL's token is not repeated
+    with pytest.raises(MessagingPlatformValidationError, match="^extra: must be a mapping"):
+        extra_fields(text)
+    assert extra_fields(None) == extra_fields("") == {} and extra_fields({"A": 1}) == {"A": 1}
+
+
+@pytest.mark.parametrize("key", ["subscription_id", "content_id", "single_use_content_id"])
+def test_a_number_field_given_text_is_refused(key):
+    with pytest.raises(MessagingPlatformValidationError) as caught:
+        to_wire(CampaignFields, {key: "[3]"})
+    assert str(caught.value) == f"{key}: must be a positive integer, got '[3]'"
+    assert to_wire(CampaignFields, {key: "3"}) == {pascal(key): 3}  # a rendered template's digits are the number
+
+
+def test_a_phone_field_given_a_number_is_refused_naming_its_place_and_the_fix():
+    with pytest.raises(MessagingPlatformValidationError) as caught:
+        string_list("channels", ["+15125550100", 15125550100], phones=True)
+    assert caught.value.field == "channels[1]"
+    assert str(caught.value) == (
+        "channels[1]: got the number 15125550100 where text belongs (a phone number or long code such as "
+        "'+15125550100', or an id as text, '15125550100'): with render_template_as_native_obj=True, Airflow reads "
+        "every text of a templated field as a Python literal, so '+15125550100' (a template's or written out) gives "
+        "15125550100, without its +; keep it text: write it in quotes inside the text, \"'+15125550100'\" or "
+        '"\'{{ params.long_code }}\'", or write "{{ params.long_code | tojson }}" (neither | string nor a Param of '
+        "type string keeps it text)"
+    )
+    with pytest.raises(MessagingPlatformValidationError, match="^channels: got the number 15125550100 "):
+        string_list("channels", 15125550100, phones=True)  # one value, as "{{ params.from_long_code }}" renders
+    with pytest.raises(MessagingPlatformValidationError, match=r"^targets\[0\]: must be text .*, got bool True"):
+        string_list("targets", [True], phones=True)
+    assert string_list("targets", ["+15550100001", "6001"], phones=True) == ["+15550100001", "6001"]
+    assert string_list("codes", [12345]) == ["12345"]  # only phone fields refuse a number
+
+
+def test_a_voice_call_refuses_a_number_in_channels_and_targets():
+    for values, field in (
+        ({"channels": [15125550100], "targets": ["+15550100001"]}, "channels[0]"),
+        ({"channels": ["+15125550100"], "targets": ["+15550100001", 15550100002]}, "targets[1]"),
+    ):
+        with pytest.raises(MessagingPlatformValidationError) as caught:
+            to_wire(PushVoiceCallFields, {**values, "message": "Hi"})
+        assert caught.value.field == field

@@ -1,4 +1,5 @@
-"""Fixtures for the emulator tests: the session's emulator server, reset before every test, and a callback receiver."""
+"""Fixtures for the emulator tests: the session's emulator server, reset before every test, a strict one (``--strict``:
+it refuses every departure from the API reference), and a callback receiver."""
 
 from __future__ import annotations
 
@@ -32,6 +33,10 @@ class Emu:
     def control(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         """A control call's answer, whatever its status (``path`` below ``/_emulator``)."""
         return self.server.control.request(method, path, **kwargs)
+
+    def violations(self) -> list[tuple[str, str | None, str]]:
+        """The violations recorded since the reset, as (path, property, rule)."""
+        return [(v["path"], v["property"], v["rule"]) for v in self.server.control.violations()]
 
     def ok(self, method: str, path: str, **kwargs: Any) -> Any:
         """A control call that must succeed; returns its JSON."""
@@ -131,6 +136,22 @@ def emu(emulator_server: EmulatorServer) -> Iterator[Emu]:
     """The session's emulator (``emulator_server``, shared with the ``platform`` tests), reset to its seed."""
     emulator_server.control.reset()
     handle = Emu(emulator_server)
+    yield handle
+    handle.http.close()
+
+
+@pytest.fixture(scope="session")
+def strict_server() -> Iterator[EmulatorServer]:
+    """An emulator started as ``--strict`` starts it, for the session (of each xdist worker)."""
+    with EmulatorServer(strict=True) as server:
+        yield server
+
+
+@pytest.fixture
+def strict_emu(strict_server: EmulatorServer) -> Iterator[Emu]:
+    """The strict emulator, reset to its seed."""
+    strict_server.control.reset()
+    handle = Emu(strict_server)
     yield handle
     handle.http.close()
 

@@ -8,6 +8,11 @@ from datetime import datetime, timedelta
 import pytest
 import requests
 
+#: The test sends, on purpose, requests that depart from the API reference (the emulator records each as a violation).
+DEPARTS = pytest.mark.messaging_platform_allow_violations(
+    "checks how the emulator takes a request the API reference does not describe"
+)
+
 PROPERTY_REQUIRED = 0x02000000
 PROPERTY_INVALID_VALUE = 0x06000000
 FIELDS = {"Id", "AccountId", "Label", "Key", "TypeId", "Type", "ValidTo", "LastActivity", "UserName"}
@@ -75,16 +80,25 @@ def test_create_temporary_key_with_type_alias_and_expiry(emu):
         ({"Label": "x"}, PROPERTY_REQUIRED, "TypeId"),
         ({"Label": "x", "TypeId": 1}, PROPERTY_INVALID_VALUE, "TypeId"),
         ({"Label": "x", "TypeId": 4}, PROPERTY_INVALID_VALUE, "TypeId"),
-        ({"Label": "x", "TypeId": "2"}, PROPERTY_INVALID_VALUE, "TypeId"),
         ({"Label": "x", "Type": 1}, PROPERTY_INVALID_VALUE, "Type"),
         ({"Label": "x", "TypeId": 3}, PROPERTY_REQUIRED, "ValidTo"),
         ({"Label": "x", "TypeId": 3, "ValidTo": "2001-01-01T00:00:00"}, PROPERTY_INVALID_VALUE, "ValidTo"),
         ({"Label": "x", "TypeId": 3, "ValidTo": "tomorrow"}, PROPERTY_INVALID_VALUE, "ValidTo"),
     ],
 )
+@DEPARTS
 def test_create_validation(emu, body, code, prop):
     assert emu.error(emu.api("POST", keys(emu), json=body)) == (code, prop, "ApiKey")
     assert len(emu.api("GET", keys(emu)).json()) == 1
+
+
+@DEPARTS
+def test_a_string_type_id_is_read_as_the_platform_converts_it_and_refused_when_strict(emu, strict_emu):
+    created = emu.created(keys(emu), {"Label": "x", "TypeId": "2"})
+    assert created["TypeId"] == 2
+    assert emu.violations() == [(f"/api/v2.1{keys(emu)}", "TypeId", "type-conversion")]
+    response = strict_emu.api("POST", keys(strict_emu), json={"Label": "x", "TypeId": "2"})
+    assert strict_emu.error(response) == (PROPERTY_INVALID_VALUE, "TypeId", "ApiKey")
 
 
 def test_master_type_message_lists_the_allowed_types(emu):

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+#: The test sends, on purpose, requests that depart from the API reference (the emulator records each as a violation).
+DEPARTS = pytest.mark.messaging_platform_allow_violations(
+    "checks how the emulator takes a request the API reference does not describe"
+)
+
 PROPERTY_REQUIRED = 0x02000000
 PROPERTY_INVALID_VALUE = 0x06000000
 FIELDS = {"Id", "AccountId", "CallbackType", "URL", "Active"}
@@ -39,22 +44,47 @@ def test_every_documented_type_is_accepted(emu, callback_type):
     [
         ({"CallbackType": None}, PROPERTY_REQUIRED, "CallbackType"),
         ({"CallbackType": 2}, PROPERTY_INVALID_VALUE, "CallbackType"),
-        ({"CallbackType": "1"}, PROPERTY_INVALID_VALUE, "CallbackType"),
         ({"URL": None}, PROPERTY_REQUIRED, "URL"),
         ({"URL": ""}, PROPERTY_REQUIRED, "URL"),
         ({"URL": "ftp://example.com/x"}, PROPERTY_INVALID_VALUE, "URL"),
         ({"URL": "/relative/path"}, PROPERTY_INVALID_VALUE, "URL"),
         ({"URL": "https://"}, PROPERTY_INVALID_VALUE, "URL"),
         ({"Active": None}, PROPERTY_REQUIRED, "Active"),
-        ({"Active": "true"}, PROPERTY_INVALID_VALUE, "Active"),
         ({"CallbackType": 1.0}, PROPERTY_INVALID_VALUE, "CallbackType"),
-        ({"URL": None, "Url": "https://example.com/hook"}, PROPERTY_INVALID_VALUE, "URL"),
     ],
 )
+@DEPARTS
 def test_validation(emu, fields, code, prop):
     body = {k: v for k, v in {**VALID, **fields}.items() if v is not None}
     assert emu.error(emu.api("POST", callbacks(emu), json=body)) == (code, prop, "Callback")
     assert emu.api("GET", callbacks(emu)).status_code == 204
+
+
+#: Taken as the platform's reader takes them, each noted as a violation; refused in strict mode.
+READ_AS_THE_PLATFORM_READS = [
+    ({"CallbackType": "1"}, "CallbackType", "type-conversion"),
+    ({"Active": "true"}, "Active", "type-conversion"),
+    ({"URL": None, "Url": "https://example.com/hook"}, "URL", "property-case"),
+    ({"URL": "https://example.com/a", "url": "https://example.com/b"}, "URL", "property-case"),
+]
+
+
+@pytest.mark.parametrize(("fields", "prop", "rule"), READ_AS_THE_PLATFORM_READS)
+@DEPARTS
+def test_what_the_platform_reads_is_taken_and_recorded(emu, fields, prop, rule):
+    body = {k: v for k, v in {**VALID, **fields}.items() if v is not None}
+    created = emu.created(callbacks(emu), body)
+    assert (created["CallbackType"], created["Active"]) == (VALID["CallbackType"], VALID["Active"])
+    assert created["URL"] == list(body.values())[-1] if rule == "property-case" else VALID["URL"]
+    assert (prop, rule) in [(name, rule) for _, name, rule in emu.violations()]
+
+
+@pytest.mark.parametrize(("fields", "prop", "rule"), READ_AS_THE_PLATFORM_READS)
+def test_what_the_platform_reads_is_refused_when_strict(strict_emu, fields, prop, rule):
+    body = {k: v for k, v in {**VALID, **fields}.items() if v is not None}
+    response = strict_emu.api("POST", callbacks(strict_emu), json=body)
+    assert strict_emu.error(response) == (PROPERTY_INVALID_VALUE, prop, "Callback")
+    assert strict_emu.api("GET", callbacks(strict_emu)).status_code == 204
 
 
 def test_type_message_lists_the_allowed_types(emu):
@@ -63,6 +93,7 @@ def test_type_message_lists_the_allowed_types(emu):
         assert allowed in message
 
 
+@DEPARTS
 def test_put_replaces_the_record(emu):
     created = emu.created(callbacks(emu), VALID)
     url = f"{callbacks(emu)}/{created['Id']}"

@@ -1,4 +1,5 @@
-"""The command line: start, print the base URL and a secret-free URI, write the full URI privately, stop."""
+"""The command line: start, print the base URL and a secret-free URI, write the full URI privately, stop; and
+``--strict``."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import subprocess
 import sys
 import threading
 from urllib.parse import unquote, urlsplit
+
+import httpx
 
 from messaging_platform_emulator.control_client import EmulatorControl
 from tests.support.paths import REPO
@@ -67,3 +70,42 @@ def test_cli_serves_and_keeps_the_secret_out_of_its_output(tmp_path):
     while not output.empty():
         seen.append(output.get())
     assert secret not in "".join(seen)
+
+
+def test_strict_refuses_what_it_would_otherwise_take_and_record(tmp_path):
+    conn_file = tmp_path / "conn.uri"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(SRC), os.environ.get("PYTHONPATH")]))}
+    args = ["--port", "0", "--strict", "--conn-file", str(conn_file)]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "messaging_platform_emulator", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
+    output: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=_lines, args=(proc.stdout, output), daemon=True).start()
+    seen: list[str] = []
+    try:
+        while not any(line.startswith("Airflow connection URI:") for line in seen):
+            seen.append(output.get(timeout=20))
+        assert any(line.startswith("Strict: every departure from the API reference is refused") for line in seen)
+        base_url = next(line for line in seen if line.startswith("Emulator base URL:")).split(": ", 1)[1].strip()
+        uri = urlsplit(conn_file.read_text())
+        auth = (unquote(uri.username or ""), unquote(uri.password or ""))
+        body = {"CallbackType": 1, "Url": "https://example.com/hook", "Active": True}
+        refused = httpx.post(f"{base_url}/account/1001/callback", json=body, auth=auth, trust_env=False)
+        assert (refused.status_code, refused.json()[0]["PropertyName"]) == (400, "URL")
+        with EmulatorControl(base_url.removesuffix("/api/v2.1"), timeout=5) as control:
+            [violation] = control.violations()
+        assert (violation["property"], violation["rule"], violation["status"]) == ("URL", "property-case", 400)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            assert proc.wait(timeout=15) == 0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            assert proc.stdout is not None
+            proc.stdout.close()

@@ -22,6 +22,7 @@ def test_seed_describes_the_seeded_account(emu):
         "root_group_id": 4101,
         "channel_id": 22,
         "keyword_id": 8001,
+        "long_code_channel_id": 23,
         "base_url": emu.server.base_url,
     }
     assert re.fullmatch(r"[0-9a-f]{32}", seed["api_key"])
@@ -88,7 +89,7 @@ def test_request_record(emu):
     assert emu.ok("GET", "/requests") == []
 
 
-VOICE_CALL = {"Channels": ["22"], "Targets": ["6001"], "Message": "Hi"}
+VOICE_CALL = {"Channels": ["23"], "Targets": ["6001"], "Message": "Hi"}
 
 
 def test_reset_restores_every_seeded_resource(emu):
@@ -98,6 +99,7 @@ def test_reset_restores_every_seeded_resource(emu):
     emu.api("PUT", emu.at("/contactlist/4001/group/4101"), json={"Operator": "OR"})
     emu.ok("POST", "/contacts", json={"count": 5})
     emu.ok("POST", "/keywords", json={"name": "EXTRA"})
+    emu.ok("POST", "/channels", json={"code": "+15125550101"})
     emu.created(emu.at("/callback"), {"CallbackType": 6, "URL": "https://example.com/stop", "Active": True})
     emu.created(emu.at("/external-couponlist"), {"Name": "List"})
     emu.created(emu.at("/api-key"), {"Label": "Extra", "TypeId": 2})
@@ -112,6 +114,8 @@ def test_reset_restores_every_seeded_resource(emu):
         assert emu.api("GET", emu.at(path)).status_code == 204
     assert [k["Id"] for k in emu.api("GET", emu.at("/api-key")).json()] == [1]
     assert emu.created(emu.at("/action-pushvoicecall"), VOICE_CALL)["Id"] == 5002  # counters restart too
+    from_added = emu.api("POST", emu.at("/action-pushvoicecall"), json={**VOICE_CALL, "Channels": ["+15125550101"]})
+    assert emu.error(from_added)[1] == "Channels"
 
 
 def test_new_routes_are_recorded(emu):

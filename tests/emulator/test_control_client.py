@@ -57,6 +57,24 @@ def test_a_refused_body_raises_with_the_status_and_the_validation_errors(control
     assert "POST /_emulator/accounts answered 422" in str(refused.value)
 
 
+def test_channels(emu, control):
+    long_code = control.add_channel("+15125550101")
+    assert long_code == {"channel_id": 24, "account_id": emu.account, "code": "+15125550101", "long_code": True}
+    other = control.create_account("Tenant B")
+    short_code = control.add_channel("55333", account_id=other["account_id"])
+    assert (short_code["account_id"], short_code["long_code"]) == (other["account_id"], False)
+    with pytest.raises(EmulatorControlError) as taken:
+        control.add_channel("+15125550101")
+    assert (taken.value.status, taken.value.message) == (409, "a channel with code +15125550101 already exists")
+    for bad in ("15125550101", "+1", "CODE"):
+        with pytest.raises(EmulatorControlError) as refused:
+            control.add_channel(bad)
+        assert refused.value.status == 422
+    with pytest.raises(EmulatorControlError) as unknown:
+        control.add_channel("+15125550102", account_id=999)
+    assert unknown.value.status == 404
+
+
 def test_contacts_keywords_and_api_keys(emu, control):
     added = control.add_contacts(5)
     assert (added["account_id"], added["count"], added["total"]) == (emu.account, 5, 30)

@@ -6,6 +6,11 @@ from datetime import datetime, timedelta
 
 import pytest
 
+#: The test sends, on purpose, requests that depart from the API reference (the emulator records each as a violation).
+DEPARTS = pytest.mark.messaging_platform_allow_violations(
+    "checks how the emulator takes a request the API reference does not describe"
+)
+
 PROPERTY_REQUIRED = 0x02000000
 PROPERTY_INVALID_VALUE = 0x06000000
 REDEEMED, NOT_FOUND, EXPIRED, LIMIT_REACHED, NOT_STARTED = 0, 1, 2, 3, 4
@@ -162,15 +167,25 @@ def test_redemptions_need_a_definition(emu):
     ("raw", "code"),
     [
         (b'{"Code": "SAVE10"}', PROPERTY_INVALID_VALUE),
-        (b"42", PROPERTY_INVALID_VALUE),
         (b'""', PROPERTY_REQUIRED),
         (b"", PROPERTY_REQUIRED),
         (b"SAVE10", PROPERTY_INVALID_VALUE),
     ],
 )
+@DEPARTS
 def test_the_body_must_be_a_bare_json_string(emu, raw, code):
     response = emu.api("POST", emu.at("/event-redeemcoupon"), data=raw, headers={"Content-Type": "application/json"})
     assert emu.error(response) == (code, "CouponCode", "CouponRedemption")
+
+
+@DEPARTS
+def test_a_number_for_the_code_is_read_as_its_text_and_refused_when_strict(emu, strict_emu):
+    headers = {"Content-Type": "application/json"}
+    response = emu.api("POST", emu.at("/event-redeemcoupon"), data=b"42", headers=headers)
+    assert (response.status_code, response.json()["CouponCode"]) == (200, "42")
+    assert emu.violations() == [(f"/api/v2.1{emu.at('/event-redeemcoupon')}", "CouponCode", "type-conversion")]
+    refused = strict_emu.api("POST", strict_emu.at("/event-redeemcoupon"), data=b"42", headers=headers)
+    assert strict_emu.error(refused) == (PROPERTY_INVALID_VALUE, "CouponCode", "CouponRedemption")
 
 
 def test_contact_id_must_name_a_contact_of_the_account(emu):

@@ -7,6 +7,11 @@ from __future__ import annotations
 
 import pytest
 
+#: The test sends, on purpose, requests that depart from the API reference (the emulator records each as a violation).
+DEPARTS = pytest.mark.messaging_platform_allow_violations(
+    "checks how the emulator takes a request the API reference does not describe"
+)
+
 PROPERTY_REQUIRED = 0x02000000
 PROPERTY_INVALID_VALUE = 0x06000000
 GROUP_FIELDS = {"Id", "AccountId", "ContactListId", "ParentId", "Operator", "Filters", "Groups"}
@@ -61,14 +66,32 @@ def test_put_changes_the_operator(emu):
         ({"Operator": None}, PROPERTY_REQUIRED, "Operator"),
         ({"Operator": 1}, PROPERTY_INVALID_VALUE, "Operator"),
         ({"Operator": "OR", "Groups": []}, PROPERTY_INVALID_VALUE, "Groups"),
-        ({"filters": None}, PROPERTY_INVALID_VALUE, "Filters"),
         ({"FILTERS": [{"FilterTypeId": 2}]}, PROPERTY_INVALID_VALUE, "Filters"),
-        ({"operator": "OR"}, PROPERTY_INVALID_VALUE, "Operator"),
     ],
 )
+@DEPARTS
 def test_put_validation(emu, body, code, prop):
     assert emu.error(emu.api("PUT", f"{groups(emu)}/4101", json=body)) == (code, prop, "FilterGroup")
     assert emu.api("GET", f"{groups(emu)}/4101").json()["Operator"] == "AND"
+
+
+@pytest.mark.parametrize(
+    ("body", "prop", "operator"), [({"filters": None}, "Filters", "AND"), ({"operator": "OR"}, "Operator", "OR")]
+)
+@DEPARTS
+def test_names_in_another_case_are_read_and_recorded_and_refused_when_strict(emu, strict_emu, body, prop, operator):
+    assert emu.api("PUT", f"{groups(emu)}/4101", json=body).json()["Operator"] == operator
+    assert emu.violations() == [(f"/api/v2.1{groups(emu)}/4101", prop, "property-case")]
+    refused = strict_emu.api("PUT", f"{groups(strict_emu)}/4101", json=body)
+    assert strict_emu.error(refused) == (PROPERTY_INVALID_VALUE, prop, "FilterGroup")
+
+
+@DEPARTS
+def test_unchanged_subgroups_are_recognised_whatever_the_case_of_their_names(emu):
+    root = emu.api("GET", f"{groups(emu)}/4101").json()
+    lower = {key.lower(): value for key, value in root.items()}
+    lower["groups"] = [{key.lower(): value for key, value in group.items()} for group in root["Groups"]]
+    assert emu.api("PUT", f"{groups(emu)}/4101", json={**lower, "operator": "OR"}).json()["Operator"] == "OR"
 
 
 def test_changed_subgroups_and_filters_are_refused_with_a_pointer_to_the_contact_list(emu):

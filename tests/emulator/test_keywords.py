@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+#: The test sends, on purpose, requests that depart from the API reference (the emulator records each as a violation).
+DEPARTS = pytest.mark.messaging_platform_allow_violations(
+    "checks how the emulator takes a request the API reference does not describe"
+)
+
 PROPERTY_REQUIRED = 0x02000000
 PROPERTY_INVALID_VALUE = 0x06000000
 FIELDS = {
@@ -52,7 +57,6 @@ def test_attach_with_a_bare_integer(emu):
     ("raw", "code"),
     [
         (b'{"CampaignId": 3001}', PROPERTY_INVALID_VALUE),
-        (b'"3001"', PROPERTY_INVALID_VALUE),
         (b"3001.0", PROPERTY_INVALID_VALUE),
         (b"true", PROPERTY_INVALID_VALUE),
         (b"[3001]", PROPERTY_INVALID_VALUE),
@@ -61,10 +65,20 @@ def test_attach_with_a_bare_integer(emu):
         (b"", PROPERTY_REQUIRED),
     ],
 )
+@DEPARTS
 def test_anything_but_a_bare_integer_is_400(emu, raw, code):
     emu.create_campaign()
     assert emu.error(attach(emu, raw)) == (code, "CampaignId", "Keyword")
     assert emu.api("GET", keyword(emu)).json()["CampaignId"] is None
+
+
+@DEPARTS
+def test_a_string_of_the_id_is_read_as_the_id_and_refused_when_strict(emu, strict_emu):
+    emu.create_campaign()
+    assert attach(emu, b'"3001"').json()["CampaignId"] == 3001
+    assert [(name, rule) for _, name, rule in emu.violations()] == [("CampaignId", "type-conversion")]
+    strict_emu.create_campaign()
+    assert strict_emu.error(attach(strict_emu, b'"3001"')) == (PROPERTY_INVALID_VALUE, "CampaignId", "Keyword")
 
 
 def test_unknown_channel_keyword_or_campaign_is_404(emu):

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+#: The test sends, on purpose, requests that depart from the API reference (the emulator records each as a violation).
+DEPARTS = pytest.mark.messaging_platform_allow_violations(
+    "checks how the emulator takes a request the API reference does not describe"
+)
+
 PROPERTY_REQUIRED = 0x02000000
 PROPERTY_INVALID_VALUE = 0x06000000
 FIELDS = {
@@ -45,26 +50,46 @@ def test_create_one_time_schedule(emu):
     assert (created["ProcessStatus"], created["Logs"]) == ("Pending", None)
 
 
-@pytest.mark.parametrize(
-    ("name", "value"),
-    [
-        ("StartFrom", "2026-12-01T18:30:00+01:00"),
-        ("StartFrom", "2026-12-01T17:30:00Z"),
-        ("StartFrom", "2026-12-01T17:30:00.123-05:00"),
-        ("EndAfter", "2026-12-02T00:00:00+0000"),
-    ],
-)
-def test_a_timestamp_with_a_zone_offset_is_refused(emu, name, value):
-    response = emu.api("POST", emu.schedules, json=emu.schedule_body(**{name: value}))
-    assert emu.error(response) == (PROPERTY_INVALID_VALUE, name, "ActionSchedule")
+#: Timestamps the platform's reader takes although the API reference gives them without an offset, in extended form:
+#: each is converted to UTC (the platform's time) and recorded as a violation; refused in strict mode.
+READ_AS_THE_PLATFORM_READS = [
+    ("StartFrom", "2026-12-01T18:30:00+01:00", "2026-12-01T17:30:00", "date-time-offset"),
+    ("StartFrom", "2026-12-01T17:30:00Z", "2026-12-01T17:30:00", "date-time-offset"),
+    ("StartFrom", "2026-12-01T00:00:00.000Z", "2026-12-01T00:00:00", "date-time-offset"),  # a JavaScript Date
+    ("StartFrom", "2026-12-01T12:30:00.123-05:00", "2026-12-01T17:30:00", "date-time-offset"),
+    ("StartFrom", "2026-12-02T01:00:00+02:00", "2026-12-01T23:00:00", "date-time-offset"),
+    ("EndAfter", "2026-12-02T00:00:00+0000", "2026-12-02T00:00:00", "date-time-offset"),
+    ("StartFrom", "2026-12-01", "2026-12-01T00:00:00", "date-time-form"),
+    ("StartFrom", "2026-12-01 17:30:00", "2026-12-01T17:30:00", "date-time-form"),
+    ("StartFrom", " 2026-12-01T17:30:00", "2026-12-01T17:30:00", "date-time-form"),
+]
+
+
+@pytest.mark.parametrize(("name", "value", "stored", "rule"), READ_AS_THE_PLATFORM_READS)
+@DEPARTS
+def test_a_timestamp_the_platform_reads_is_converted_and_recorded(emu, name, value, stored, rule):
+    created = emu.create_schedule(**{name: value})
+    assert created[name] == stored
+    assert emu.api("GET", f"{emu.schedules}/{created['Id']}").json()[name] == stored
+    assert emu.violations() == [(f"/api/v2.1{emu.schedules}", name, rule)]
+
+
+@pytest.mark.parametrize(("name", "value", "stored", "rule"), READ_AS_THE_PLATFORM_READS)
+def test_a_timestamp_the_platform_reads_is_refused_when_strict(strict_emu, name, value, stored, rule):
+    response = strict_emu.api("POST", strict_emu.schedules, json=strict_emu.schedule_body(**{name: value}))
+    assert strict_emu.error(response) == (PROPERTY_INVALID_VALUE, name, "ActionSchedule")
     assert "without a zone offset" in response.json()[0]["ErrorMessage"]
-    assert emu.api("GET", emu.schedules).status_code == 204
+    assert strict_emu.api("GET", strict_emu.schedules).status_code == 204
+    assert [(v["property"], v["rule"], v["status"]) for v in strict_emu.server.control.violations()] == [
+        (name, rule, 400)
+    ]
 
 
-@pytest.mark.parametrize("value", ["2026-12-01", "2026-12-01 17:30:00", "20261201T173000", " 2026-12-01T17:30:00"])
-def test_a_timestamp_not_in_iso_8601_date_time_extended_form_is_refused(emu, value):
+@pytest.mark.parametrize("value", ["20261201T173000", "2026-12-01T17:30:00+25:00", "2026-13-01T00:00:00", "12/01/2026"])
+def test_a_timestamp_the_platform_does_not_read_is_refused(emu, value):
     response = emu.api("POST", emu.schedules, json=emu.schedule_body(StartFrom=value))
     assert emu.error(response) == (PROPERTY_INVALID_VALUE, "StartFrom", "ActionSchedule")
+    assert emu.violations() == []
 
 
 @pytest.mark.parametrize(
@@ -146,17 +171,32 @@ def test_other_accounts_action_is_404(emu):
         ({"ScheduleTypeId": 8, "MonthDay": "1,32"}, PROPERTY_INVALID_VALUE, "MonthDay"),
         ({"ScheduleTypeId": 8, "MonthDay": "first"}, PROPERTY_INVALID_VALUE, "MonthDay"),
         ({"ScheduleTypeId": 6.0}, PROPERTY_INVALID_VALUE, "ScheduleTypeId"),
-        ({"ScheduleTypeId": 6, "WeekDay": 1}, PROPERTY_INVALID_VALUE, "WeekDay"),
-        ({"ScheduleTypeId": 7, "WeekDay": "MON", "MonthDay": 15}, PROPERTY_INVALID_VALUE, "MonthDay"),
-        ({"runAt": "17:30:00"}, PROPERTY_INVALID_VALUE, "RunAt"),
     ],
 )
+@DEPARTS
 def test_validation_errors_name_the_property(emu, fields, code, prop):
     response = emu.api("POST", emu.schedules, json=emu.schedule_body(**fields))
     assert response.status_code == 400, response.text
     [error] = response.json()
     assert (error["ErrorCodeId"], error["PropertyName"], error["ObjectType"]) == (code, prop, "ActionSchedule")
     assert emu.api("GET", emu.schedules).status_code == 204
+
+
+@pytest.mark.parametrize(
+    ("fields", "prop", "rule"),
+    [
+        ({"ScheduleTypeId": 6, "WeekDay": 1}, "WeekDay", "type-conversion"),
+        ({"ScheduleTypeId": 7, "WeekDay": "MON", "MonthDay": 15}, "MonthDay", "type-conversion"),
+        ({"RunAt": None, "runAt": "17:30:00"}, "RunAt", "property-case"),
+        ({"ScheduleTypeId": "6"}, "ScheduleTypeId", "type-conversion"),
+    ],
+)
+@DEPARTS
+def test_what_the_platform_reads_is_taken_recorded_and_refused_when_strict(emu, strict_emu, fields, prop, rule):
+    emu.create_schedule(**fields)
+    assert emu.violations() == [(f"/api/v2.1{emu.schedules}", prop, rule)]
+    refused = strict_emu.api("POST", strict_emu.schedules, json=strict_emu.schedule_body(**fields))
+    assert strict_emu.error(refused) == (PROPERTY_INVALID_VALUE, prop, "ActionSchedule")
 
 
 def test_schedule_type_message_lists_allowed_values(emu):
@@ -166,11 +206,13 @@ def test_schedule_type_message_lists_allowed_values(emu):
         assert allowed in message
 
 
+@DEPARTS
 def test_every_problem_is_reported_at_once(emu):
     response = emu.api("POST", emu.schedules, json={"RunAt": "bad"})
     assert sorted(e["PropertyName"] for e in response.json()) == ["RunAt", "ScheduleTypeId", "StartFrom"]
 
 
+@DEPARTS
 def test_put_is_validated_like_post(emu):
     created = emu.create_schedule()
     url = f"{emu.schedules}/{created['Id']}"

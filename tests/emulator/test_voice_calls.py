@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 import pytest
+import requests
+
+#: The test sends, on purpose, requests that depart from the API reference (the emulator records each as a violation).
+DEPARTS = pytest.mark.messaging_platform_allow_violations(
+    "checks how the emulator takes a request the API reference does not describe"
+)
 
 PROPERTY_REQUIRED = 0x02000000
 PROPERTY_INVALID_VALUE = 0x06000000
@@ -50,9 +56,9 @@ def test_create_with_schedules(emu):
     created = emu.created(
         calls(emu),
         body(
-            Channels=["22", "+15125550100"],
+            Channels=["23", "+15125550100"],
             ContactListIds=[4001],
-            ExcludeListIds=[4002],
+            ExcludeListIds=[4001],
             TargetsUrl="https://example.com/targets.csv",
             CampaignId=campaign["Id"],
             Execute=True,
@@ -62,9 +68,9 @@ def test_create_with_schedules(emu):
     assert set(created) == FIELDS
     assert created["Id"] == emu.action + 1  # same counter as the seeded action
     assert (created["AccountId"], created["StatusId"], created["Execute"]) == (emu.account, 0, True)
-    assert created["Channels"] == ["22", "+15125550100"]
+    assert created["Channels"] == ["23", "+15125550100"]
     assert created["Targets"] == ["+15125550111", "6001"]
-    assert (created["ContactListIds"], created["ExcludeListIds"]) == ([4001], [4002])
+    assert (created["ContactListIds"], created["ExcludeListIds"]) == ([4001], [4001])
     assert (created["TargetsUrl"], created["CampaignId"]) == ("https://example.com/targets.csv", campaign["Id"])
     assert (created["Message"], created["AudioUrl"]) == ("Your table is ready.", None)
     assert [(s["ScheduleType"], s["ActionId"], s["ProcessStatus"]) for s in created["Schedules"]] == [
@@ -98,10 +104,8 @@ def test_schedules_added_later_show_on_the_action(emu):
         ({"Channels": "22"}, PROPERTY_INVALID_VALUE, "Channels"),
         ({"Channels": ["short code"]}, PROPERTY_INVALID_VALUE, "Channels"),
         ({"Targets": ["555-0100"]}, PROPERTY_INVALID_VALUE, "Targets"),
-        ({"Targets": [6001]}, PROPERTY_INVALID_VALUE, "Targets"),
         ({"Targets": None}, PROPERTY_REQUIRED, "Targets"),
         ({"Targets": []}, PROPERTY_REQUIRED, "Targets"),
-        ({"ContactListIds": ["4001"]}, PROPERTY_INVALID_VALUE, "ContactListIds"),
         ({"ExcludeListIds": [0]}, PROPERTY_INVALID_VALUE, "ExcludeListIds"),
         ({"TargetsUrl": "ftp://example.com/t.csv"}, PROPERTY_INVALID_VALUE, "TargetsUrl"),
         ({"Message": None}, PROPERTY_REQUIRED, "Message"),
@@ -117,6 +121,7 @@ def test_schedules_added_later_show_on_the_action(emu):
         ({"Schedules": [{**DAILY, "ScheduleTypeId": 7}]}, PROPERTY_REQUIRED, "Schedules[0].WeekDay"),
     ],
 )
+@DEPARTS
 def test_validation(emu, fields, code, prop):
     response = emu.api("POST", calls(emu), json=body(**fields))
     assert response.status_code == 400, response.text
@@ -126,6 +131,72 @@ def test_validation(emu, fields, code, prop):
     assert emu.api("GET", calls(emu)).status_code == 204
 
 
+@pytest.mark.parametrize(
+    ("fields", "prop", "stored"),
+    [
+        ({"Targets": [6001]}, "Targets[0]", ("Targets", ["6001"])),
+        ({"ContactListIds": ["4001"]}, "ContactListIds[0]", ("ContactListIds", [4001])),
+        ({"Channels": [23]}, "Channels[0]", ("Channels", ["23"])),
+        ({"Execute": "true"}, "Execute", ("Execute", True)),
+    ],
+)
+@DEPARTS
+def test_values_the_platform_converts_are_taken_recorded_and_refused_when_strict(emu, strict_emu, fields, prop, stored):
+    created = emu.created(calls(emu), body(**fields))
+    assert created[stored[0]] == stored[1]
+    assert emu.violations() == [(f"/api/v2.1{calls(emu)}", prop, "type-conversion")]
+    refused = strict_emu.api("POST", calls(strict_emu), json=body(**fields))
+    assert strict_emu.error(refused) == (PROPERTY_INVALID_VALUE, prop, "ActionPushVoiceCall")
+
+
+# -- what the call refers to is the account's ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fields", "prop", "says"),
+    [
+        ({"Channels": ["15125550100"]}, "Channels", "(a long code is written in E.164 form, +15125550100)"),
+        ({"Channels": ["+15125550999"]}, "Channels", "has no channel +15125550999"),
+        ({"Channels": ["+15125550100", "424242"]}, "Channels", "Channels[1]: account 1001 has no channel 424242"),
+        ({"Channels": ["22"]}, "Channels", "channel 22 is the short code 55222"),
+        ({"Channels": ["55222"]}, "Channels", "a voice call is placed from a long code"),
+        ({"ContactListIds": [4999]}, "ContactListIds", "has no contact list 4999"),
+        ({"ExcludeListIds": [4001, 4998]}, "ExcludeListIds", "ExcludeListIds[1]: account 1001 has no contact list"),
+    ],
+)
+def test_a_channel_or_list_the_account_does_not_have_is_refused(emu, fields, prop, says):
+    response = emu.api("POST", calls(emu), json=body(**fields))
+    assert emu.error(response) == (PROPERTY_INVALID_VALUE, prop, "ActionPushVoiceCall")
+    assert says in response.json()[0]["ErrorMessage"]
+    assert emu.api("GET", calls(emu)).status_code == 204
+
+
+def test_another_accounts_long_code_list_and_campaign_are_refused(emu):
+    other = emu.ok("POST", "/accounts", json={"name": "Other"})
+    theirs = emu.ok("POST", "/channels", json={"code": "+15125550177", "account_id": other["account_id"]})
+    assert theirs == {"channel_id": 24, "account_id": other["account_id"], "code": "+15125550177", "long_code": True}
+    their_call = {**body(), "Channels": ["+15125550177"]}
+    their_url = f"{emu.server.base_url}/account/{other['account_id']}/action-pushvoicecall"
+    made = requests.post(their_url, json=their_call, auth=(other["api_key"], other["api_secret"]), timeout=10)
+    assert made.status_code == 201  # their own long code places their call
+    for channel in ("+15125550177", "24"):
+        assert emu.error(emu.api("POST", calls(emu), json=body(Channels=[channel])))[1] == "Channels"
+    their_campaign = requests.post(
+        f"{emu.server.base_url}/account/{other['account_id']}/campaign",
+        json={"Name": "Theirs", "CampaignTypeId": 1},
+        auth=(other["api_key"], other["api_secret"]),
+        timeout=10,
+    ).json()
+    assert emu.error(emu.api("POST", calls(emu), json=body(CampaignId=their_campaign["Id"])))[1] == "CampaignId"
+
+
+def test_a_long_code_added_to_the_account_places_calls(emu):
+    assert emu.error(emu.api("POST", calls(emu), json=body(Channels=["+15125550101"])))[1] == "Channels"
+    emu.ok("POST", "/channels", json={"code": "+15125550101"})
+    assert emu.created(calls(emu), body(Channels=["+15125550101"]))["Channels"] == ["+15125550101"]
+
+
+@DEPARTS
 def test_target_message_names_the_three_sources(emu):
     response = emu.api("POST", calls(emu), json=body(Targets=None))
     message = response.json()[0]["ErrorMessage"]

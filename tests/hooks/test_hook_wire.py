@@ -82,6 +82,7 @@ def test_not_found_maps_to_api_error_with_details(platform, hook):
     assert "HTTP 404" in str(err)
 
 
+@pytest.mark.messaging_platform_allow_violations("bypasses the client-side checks to see the platform's own 400")
 def test_platform_validation_error_carries_property_name(platform, hook):
     # Bypass the client-side checks to see the platform's own 400.
     body = {"ScheduleTypeId": 7, "RunAt": "09:00:00", "StartFrom": "2026-12-01T00:00:00"}

@@ -28,7 +28,7 @@ INTEGERS_WITH_DEFAULTS = {"page_size", "wait_timeout_seconds"}
 # Ids the emulator seeds (docs/emulator.md): account, action, campaign, contact list, root group, contact, keyword.
 EMULATOR_IDS = re.compile(r"\b(1001|5001|3001|4001|4101|6001|8001)\b")
 
-LONG_CODE = "+15125550100"  # the emulator places calls from any E.164 long code
+LONG_CODE = "+15125550100"  # the long code of the emulator's seeded account
 CALL_TO = "+15550100007"
 RECEIVER = "https://receiver.example.com/messaging-platform/keyword"
 

@@ -147,7 +147,9 @@ def test_each_keyword_text_runs_the_example_dag_exactly_once(platform, receiver_
     campaign = session.post(f"{account}/campaign", json={"Name": "Join", "CampaignTypeId": 1}, timeout=10).json()
     session.post(f"{account}/channel/22/keyword/JOIN/campaign", json=campaign["Id"], timeout=10).raise_for_status()
     add_callback_record(platform, 1, receiver_for.url)
-    # The account's long code the welcome calls are placed from, as a user sets it: an Airflow Variable.
+    # The account's long code the welcome calls are placed from (the emulator's account gets it here), as a user
+    # sets it: an Airflow Variable.
+    platform.control.add_channel("+15125550177")
     monkeypatch.setenv("AIRFLOW_VAR_MESSAGING_PLATFORM_WELCOME_LONG_CODE", "+15125550177")
     platform.control.set_delivery_policy(backoff_seconds=0.05)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import textwrap
 from datetime import datetime, timezone
+from typing import Any
 
 import pytest
 from airflow.sdk import DAG, XComArg, task
@@ -15,6 +16,7 @@ from airflow.sdk import DAG, XComArg, task
 from messaging_platform_provider.client.errors import MessagingPlatformValidationError
 from messaging_platform_provider.operators import (
     MessagingPlatformCreateCampaignOperator,
+    MessagingPlatformCreateExternalCouponListOperator,
     MessagingPlatformCreatePushVoiceCallOperator,
     MessagingPlatformCreateScheduleOperator,
     MessagingPlatformDeleteExternalCouponCodeOperator,
@@ -24,7 +26,10 @@ from messaging_platform_provider.operators import (
 from messaging_platform_provider.operators.literals import is_literal
 from tests.support.airflow_versions import dag_bag
 from tests.support.operator_context import refused, run
+from tests.support.paths import TEST_DAGS
 
+START = datetime(2026, 1, 1, tzinfo=timezone.utc)
+CAMPAIGN = {"task_id": "t", "name": "Spring", "campaign_type": "Basic"}
 WEEKLY = {"action_id": 5001, "schedule_type": "Weekly", "run_at": "09:00:00", "start_from": "2026-12-01T00:00:00"}
 
 DAG_FILE = """
@@ -172,3 +177,115 @@ def test_run_once_at_is_given_alone(given):
         MessagingPlatformUpdateScheduleOperator(
             task_id="u", action_id=5001, schedule_id=7001, run_once_at="now", **given
         )
+
+
+# -- rendered values of the wrong shape (issue 36) ---------------------------------------------------------------------
+
+PARAMS = {"from_long_code": "+15125550100", "numbers": ["+15550100001", "+15550100002"]}
+
+
+def rendered(native: bool, **values: Any) -> MessagingPlatformCreatePushVoiceCallOperator:
+    """A voice call task after Airflow's own rendering, in a DAG with ``render_template_as_native_obj=native``."""
+    with DAG(dag_id="rendering", schedule=None, start_date=START, render_template_as_native_obj=native):
+        op = MessagingPlatformCreatePushVoiceCallOperator(task_id="call", message="Hi", **values)
+    op.render_template_fields({"params": PARAMS})
+    return op
+
+
+def test_a_long_code_that_native_rendering_made_a_number_is_refused_before_any_request(platform):
+    op = rendered(True, channels=["{{ params.from_long_code }}"], targets=["'+15550100001'"])
+    assert op.channels == [15125550100]  # what the trial sent as "Channels": ["15125550100"]
+    with refused("channels[0]") as caught:
+        run(op)
+    assert platform.control.requests() == []
+    assert "got the number 15125550100 where text belongs" in str(caught.value)
+    assert "\"'{{ params.long_code }}'\"" in str(caught.value) and "| tojson" in str(caught.value)
+    # the fix the error gives, under the same rendering: in quotes inside the text, or through tojson
+    for channels in (["'{{ params.from_long_code }}'"], ["'+15125550100'"], "{{ params.from_long_code | tojson }}"):
+        platform.control.clear_requests()
+        run(rendered(True, channels=channels, targets="{{ params.numbers }}"))
+        (post,) = [r for r in platform.control.requests() if r["method"] == "POST"]
+        assert (post["json"]["Channels"], post["json"]["Targets"]) == (["+15125550100"], PARAMS["numbers"])
+
+
+def test_a_list_param_rendered_as_text_is_refused_before_any_request(platform):
+    op = rendered(False, channels=["{{ params.from_long_code }}"], targets="{{ params.numbers }}")
+    assert op.targets == "['+15550100001', '+15550100002']"  # what the trial sent as one target
+    with refused("targets") as caught:
+        run(op)
+    assert platform.control.requests() == []
+    assert "got the text of a list" in str(caught.value)
+    assert "an upstream task's output (an XComArg)" in str(caught.value)
+    assert "render_template_as_native_obj=True" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("build", "field"),
+    [
+        (lambda: MessagingPlatformCreatePushVoiceCallOperator(task_id="t", channels=[15125550100]), "channels[0]"),
+        (lambda: MessagingPlatformCreateCampaignOperator(**CAMPAIGN, content="{'Text': 'x'}"), "content"),
+        (lambda: MessagingPlatformCreateCampaignOperator(**CAMPAIGN, links="[{'Url': 'x'}]"), "links"),
+        (lambda: MessagingPlatformCreateCampaignOperator(**CAMPAIGN, subscription_id="one"), "subscription_id"),
+        (lambda: MessagingPlatformCreateCampaignOperator(**CAMPAIGN, extra="{'IsDefault': True}"), "extra"),
+        (
+            lambda: MessagingPlatformCreateExternalCouponListOperator(task_id="t", name="L", coupon_codes="['A1']"),
+            "coupon_codes",
+        ),
+    ],
+    ids=["long-code-a-number", "mapping-text", "list-text", "number-text", "extra-text", "codes-text-of-a-list"],
+)
+def test_a_value_of_the_wrong_shape_written_in_the_dag_file_fails_when_the_operator_is_built(build, field):
+    with pytest.raises(MessagingPlatformValidationError) as raised:
+        build()
+    assert raised.value.field == field
+
+
+#: What each create that can wait needs besides.
+CREATES_THAT_WAIT = {
+    MessagingPlatformCreateScheduleOperator: {"action_id": 5001, "run_once_at": "now"},
+    MessagingPlatformCreatePushVoiceCallOperator: {
+        "channels": ["+15125550100"],
+        "targets": ["+15550100001"],
+        "message": "Hi",
+        "schedules": [{"run_once_at": "now"}],
+    },
+}
+
+
+@pytest.mark.parametrize(("create", "values"), CREATES_THAT_WAIT.items(), ids=["schedule", "voice_call"])
+def test_a_wait_timeout_that_is_no_number_is_refused_before_the_create_is_sent(platform, create, values):
+    with pytest.raises(MessagingPlatformValidationError, match="^wait_timeout: must be a number of seconds"):
+        create(task_id="t", wait_for_completion=True, wait_timeout="soon", **values)
+    op = create(task_id="t", wait_for_completion=True, wait_timeout="{{ params.wait }}", **values)
+    op.wait_timeout = "[60]"  # a list param, rendered as text
+    with refused("wait_timeout"):
+        run(op)
+    assert platform.control.requests() == []  # not created, then failed
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("dag_runs")
+def test_under_dag_test_both_mistakes_fail_on_their_first_try_before_any_request(platform, dag_runs, capsys):
+    """The test DAGs of tests/integration/dags/messaging_platform_test_rendered_values.py, run by Airflow."""
+    bag = dag_bag(str(TEST_DAGS))
+    text_run = bag.get_dag("messaging_platform_test_text_rendering").test()
+    assert tries(text_run) == {"list_param": ("failed", 1)}  # retries=2, but a retry cannot change it
+    assert platform.control.requests() == []
+    native_run = bag.get_dag("messaging_platform_test_native_rendering").test()
+    refused_tasks = {"template", "string_filter", "written_out"}  # | string does not help, as the error says
+    assert tries(native_run) == {
+        **{task_id: ("failed", 1) for task_id in refused_tasks},
+        **{task_id: ("success", 1) for task_id in ("quoted_template", "quoted_written_out", "tojson", "list_param")},
+    }
+    requests = platform.control.requests()
+    # each task that passed looked for an earlier try's action, then created it; the refused ones sent nothing
+    assert sorted(r["method"] for r in requests) == ["GET"] * 4 + ["POST"] * 4
+    assert all(r["json"]["Channels"] == ["+15125550100"] for r in requests if r["method"] == "POST")
+    output = capsys.readouterr()
+    log = output.out + output.err
+    assert "targets: must be a list, got the text of a list, \"['+15550100001', '+15550100002']\"" in log
+    assert "channels[0]: got the number 15125550100 where text belongs" in log
+
+
+def tries(dag_run: Any) -> dict[str, tuple[str, int]]:
+    return {ti.task_id: (ti.state, ti.try_number) for ti in dag_run.get_task_instances()}

@@ -90,7 +90,7 @@ def test_two_rotations_of_one_connection_started_together(home_scan, platform, a
     monkeypatch.setenv("_AIRFLOW_PROCESS_CONTEXT", "server")
     seed = platform.seed
     with MessagingPlatformClient(platform.base_url, seed.api_key, seed.api_secret, account_id=seed.account_id) as m:
-        prepare_rotated_connection(airflow_api.api(), m, conn_id=CONN_ID)
+        prepare_rotated_connection(airflow_api, m, conn_id=CONN_ID)
     hook = MessagingPlatformHook()
     secrets = []
     for round_number in range(ROUNDS):

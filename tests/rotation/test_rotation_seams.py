@@ -224,3 +224,48 @@ def test_the_operator_fails_without_retry_only_when_a_retry_cannot_help(platform
     with pytest.raises(RotationError, match="did not answer") as caught:  # Airflow's retries are kept
         run(flaky)
     assert not caught.value.retry_cannot_help
+
+
+# -- a connection that is not defined: a configuration error, not retried (issue 36) -------------------------------
+
+
+@pytest.mark.parametrize(
+    "api_connection",
+    [
+        pytest.param(None, id="airflow_api_default not defined"),
+        pytest.param('{"conn_type": "http"}', id="airflow_api_default without a host"),
+    ],
+)
+def test_an_unusable_airflow_api_connection_fails_the_task_at_once_without_retry(platform, monkeypatch, api_connection):
+    """
+    A test of a rotation DAG without an API server took 713 s: the rotation, unable to write without
+    ``airflow_api_default``, was retried after Airflow's retry delay. Now the task fails at once, nothing made.
+    """
+    monkeypatch.delenv("AIRFLOW_CONN_AIRFLOW_API_DEFAULT", raising=False)
+    if api_connection is not None:
+        monkeypatch.setenv("AIRFLOW_CONN_AIRFLOW_API_DEFAULT", api_connection)
+    made = creates(platform)
+    op = MessagingPlatformRotateApiKeyOperator(task_id="rotate", target_conn_id=ROTATED_CONN_ID)
+    with fails_without_retry(RotationError, r"'airflow_api_default' to Airflow's REST API.* is not usable") as caught:
+        run(op)
+    assert caught.value.step == "acquire_lease" and caught.value.retry_cannot_help
+    assert str(caught.value).endswith("A retry cannot help.")
+    assert creates(platform) == made and labels(MessagingPlatformHook()) == ["Seeded key"]
+
+
+def test_a_rotated_connection_that_is_not_defined_fails_without_retry(platform):
+    target = AirflowConnectionTarget("messaging_platform_nowhere")
+    made = creates(platform)
+    with pytest.raises(RotationError, match=r"'messaging_platform_nowhere' is not defined") as caught:
+        ApiKeyRotation(MessagingPlatformHook(), target, once=CreateOnce("0def0def0def0def", Store()), lease=None).run()
+    assert caught.value.step == "read_target" and caught.value.retry_cannot_help
+    assert creates(platform) == made
+
+
+def test_an_api_server_that_does_not_answer_keeps_the_retries(platform, monkeypatch, closed_port):
+    """It may be restarting: unlike a connection that is not there, a retry can find it back."""
+    monkeypatch.setenv("AIRFLOW_CONN_AIRFLOW_API_DEFAULT", f"http://127.0.0.1:{closed_port}")
+    op = MessagingPlatformRotateApiKeyOperator(task_id="rotate", target_conn_id=ROTATED_CONN_ID)
+    with pytest.raises(RotationError, match=r"taking the lease .* failed: AirflowApiError") as caught:
+        run(op)
+    assert caught.value.step == "acquire_lease" and not caught.value.retry_cannot_help

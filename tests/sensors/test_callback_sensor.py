@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from messaging_platform_emulator.control_client import EmulatorControl
-from messaging_platform_provider.compat import AirflowSensorTimeout, TaskDeferred
+from messaging_platform_provider.client.errors import MessagingPlatformValidationError
+from messaging_platform_provider.compat import AirflowFailException, AirflowSensorTimeout, TaskDeferred
 from messaging_platform_provider.sensors.callback import MessagingPlatformCallbackSensor
 from tests.support.callback_helpers import add_callback_record, callback, post, until, wait_until
 
@@ -158,3 +159,20 @@ def test_a_keyword_sensor_matches_case_insensitively(store, receiver):
     op = sensor(callback_type="Keyword", phone_number=None, keyword="JOIN", account_id="1001")
     found = op.poke(context(datetime.now(timezone.utc) - timedelta(minutes=1)))
     assert found and found.xcom_value["payload"]["Keyword"] == "Join"
+
+
+def test_a_phone_number_made_a_number_is_refused_naming_phone_number(database_url, store):
+    """Native rendering reads "+15550100007" as 15550100007, which no stored PhoneNumber would ever match."""
+    with pytest.raises(MessagingPlatformValidationError, match=r"^phone_number: got the number 15550100007 "):
+        sensor(phone_number=15550100007)  # written so in the DAG file: refused when the file is parsed
+    for deferrable in (False, True):
+        op = sensor(phone_number="{{ params.phone }}", deferrable=deferrable)
+        op.phone_number = 15550100007  # what render_template_as_native_obj=True renders "+15550100007" to
+        with pytest.raises(AirflowFailException) as raised:  # ends the task without its retries, not a timeout
+            op.execute(context())
+        assert isinstance(raised.value.__cause__, MessagingPlatformValidationError)
+        assert raised.value.__cause__.field == "phone_number" and "'{{ params.long_code }}'" in str(raised.value)
+    op = sensor(account_id="{{ params.account }}")
+    op.account_id = "[1001]"  # a list param, rendered as text
+    with pytest.raises(AirflowFailException, match=r"^account_id: must be a positive integer, got '\[1001\]'"):
+        op.execute(context())

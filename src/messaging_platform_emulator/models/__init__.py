@@ -28,6 +28,7 @@ from .actions import (
     VoiceCallFields,
 )
 from .base import (
+    AUDIT_PROPERTIES,
     STATUS_ACTIVE,
     STATUS_DELETED,
     STATUS_INACTIVE,
@@ -60,6 +61,7 @@ __all__ = [
     "ACTION_TYPE_PUSH_CAMPAIGN",
     "ACTION_TYPE_PUSH_VOICE_CALL",
     "API_KEY_TYPES",
+    "AUDIT_PROPERTIES",
     "API_KEY_TYPE_COMMON",
     "API_KEY_TYPE_MASTER",
     "API_KEY_TYPE_TEMPORARY",

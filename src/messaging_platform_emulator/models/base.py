@@ -14,6 +14,9 @@ STATUS_INACTIVE = 1
 STATUS_DELETED = 2
 STATUS_NAMES = {STATUS_ACTIVE: "Active", STATUS_INACTIVE: "Inactive", STATUS_DELETED: "Deleted"}
 
+# The audit properties of an answer: a request that carries them back (read-modify-write) is not refused for them.
+AUDIT_PROPERTIES = ("Created", "Modified", "CreatedBy", "ModifiedBy")
+
 # CreatedBy and ModifiedBy of what the emulator makes itself: the seed, and what control routes add.
 SYSTEM_PRINCIPAL = "emulator"
 

@@ -10,9 +10,20 @@ from .base import STATUS_ACTIVE, Audit
 
 @dataclass
 class Channel:
+    """A short code (digits, ``55222``) or a long code (a phone number in E.164 form, ``+15125550100``) of an
+    account; only a long code places voice calls."""
+
     id: int
     account_id: int
     code: str
+
+    @property
+    def long_code(self) -> bool:
+        return self.code.startswith("+")
+
+    def to_dict(self) -> dict[str, Any]:
+        """As control routes answer it."""
+        return {"channel_id": self.id, "account_id": self.account_id, "code": self.code, "long_code": self.long_code}
 
 
 @dataclass

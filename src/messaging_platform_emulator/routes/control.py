@@ -1,5 +1,5 @@
-"""/_emulator control routes: seed, reset, accounts, faults, network conditions, request record, clock, schedule
-lifecycle, TCP connection counts.
+"""/_emulator control routes: seed, reset, accounts, faults, network conditions, request record, violations of the
+API reference, clock, schedule lifecycle, TCP connection counts.
 
 Never authenticated, faulted or recorded. Errors use FastAPI's usual ``{"detail": ...}`` body: the services raise
 ``ControlError``, which the app answers so. Routes only parse requests and call the emulator's services and parts.
@@ -119,6 +119,17 @@ async def list_requests(emulator: EmulatorDep, since: int = 0) -> list[dict[str,
 @router.delete("/requests")
 async def clear_requests(emulator: EmulatorDep) -> dict[str, int]:
     return {"cleared": emulator.recorder.clear()}
+
+
+@router.get("/violations")
+async def list_violations(emulator: EmulatorDep, since: int = 0) -> list[dict[str, Any]]:
+    """Departures of platform requests from the API reference, oldest first (``violations.py``)."""
+    return emulator.violations.list(since)
+
+
+@router.delete("/violations")
+async def clear_violations(emulator: EmulatorDep) -> dict[str, int]:
+    return {"cleared": emulator.violations.clear()}
 
 
 def _clock_view(emulator: Emulator) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""/_emulator control routes that add platform data: contacts in bulk, keywords, API keys of any type.
+"""/_emulator control routes that add platform data: contacts in bulk, channels, keywords, API keys of any type.
 
 Never authenticated, faulted or recorded. Errors use FastAPI's usual ``{"detail": ...}`` body (``ControlError``).
 """
@@ -11,6 +11,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..seed_data import SEED_CHANNEL_ID
+from ..services.channels import LONG_CODE, SHORT_CODE
 from ..services.contacts import MAX_GENERATED
 from .deps import EmulatorDep
 
@@ -20,6 +21,12 @@ router = APIRouter(tags=["emulator control"])
 class ContactsIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     count: int = Field(ge=1, le=MAX_GENERATED)
+    account_id: int | None = None
+
+
+class ChannelIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    code: str = Field(pattern=f"{LONG_CODE.pattern}|{SHORT_CODE.pattern}")
     account_id: int | None = None
 
 
@@ -40,6 +47,12 @@ class ApiKeyIn(BaseModel):
 @router.post("/contacts", status_code=201)
 async def add_contacts(body: ContactsIn, emulator: EmulatorDep) -> dict[str, Any]:
     return emulator.contacts.add(body.account_id, body.count)
+
+
+@router.post("/channels", status_code=201)
+async def add_channel(body: ChannelIn, emulator: EmulatorDep) -> dict[str, Any]:
+    """A long code (E.164, ``+15125550101``: voice calls are placed from it) or a short code (``55333``)."""
+    return emulator.channels.add(body.code, body.account_id).to_dict()
 
 
 @router.post("/keywords", status_code=201)

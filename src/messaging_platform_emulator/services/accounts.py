@@ -32,7 +32,8 @@ class ApiKeyTaken(ControlConflict):
 class Seed:
     """Credentials and ids of an account the emulator created (the seed, or one made by control).
 
-    ``resources`` holds the ids of what only the seeded account has (contact list, root group, channel, keyword).
+    ``resources`` holds the ids of what only the seeded account has (contact list, root group, short code channel,
+    keyword, long code channel).
     """
 
     account_id: int

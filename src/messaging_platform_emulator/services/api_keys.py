@@ -54,6 +54,7 @@ def _read_new_key(body: Body, now: datetime) -> tuple[str, int, datetime | None]
         valid_to = body.date_time("ValidTo", required=True)
         if valid_to is not None and valid_to <= now:
             body.invalid("ValidTo", "ValidTo of a Temporary key must be in the future.")
+    body.ignore("Id", "AccountId", "Key", "Secret", "LastActivity", "UserName")
     body.check()
     assert label is not None and type_id is not None
     return label, type_id, valid_to

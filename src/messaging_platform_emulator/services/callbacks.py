@@ -16,13 +16,15 @@ _ALLOWED = ", ".join(f"{number} ({name})" for number, name in CALLBACK_TYPES.ite
 def _read_callback(body: Body) -> tuple[int, str, bool]:
     """CallbackType (integer), URL (string, an absolute http(s) URL) and Active (boolean); all required (spec 2.5).
 
-    Names are case-sensitive (spec 1): the facts' SDK spelling ``Url`` is refused with 400 naming ``URL``.
+    ``Url``, as the vendor's .NET and Java client libraries spell it, is read as ``URL`` (names are read in any
+    case) and noted as a departure from the API reference.
     """
     callback_type = body.integer("CallbackType", required=True)
     if callback_type is not None and callback_type not in CALLBACK_TYPES:
         body.invalid("CallbackType", f"CallbackType must be one of {_ALLOWED}; got {callback_type}.")
     url = body.url("URL", required=True)
     active = body.boolean("Active", required=True)
+    body.ignore("Id", "AccountId")
     body.check()
     assert callback_type is not None and url is not None and active is not None
     return callback_type, url, active

@@ -112,6 +112,7 @@ class CampaignCouponService:
         rolling_offset = body.integer("ValidRollingOffSet")
         list_id, inline_list = self._read_list(body, campaign.account_id)
         name, description = body.string("Name"), body.string("Description")
+        body.ignore("CampaignId", "AccountId", "Created", "Modified")
         if type_id is None or static_code is None:
             return None, None
         fields = CouponFields(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..models import CAMPAIGN_TYPES, STATUS_DELETED, ApiKey, Audit, Campaign
+from ..models import AUDIT_PROPERTIES, CAMPAIGN_TYPES, STATUS_DELETED, ApiKey, Audit, Campaign
 from ..odata import BOOLEAN, INTEGER, STRING, read_list_query
 from ..store import Store
 from ..validation import Body, parse_json_object
@@ -63,9 +63,10 @@ def _read_changes(body: Body, *, creating: bool) -> dict[str, Any]:
         changes["single_use"] = bool(body.boolean("SingleUse"))
     if body.has("IsDefault"):
         changes["is_default"] = bool(body.boolean("IsDefault"))
-    # Content (an object) and Links (objects) are type-checked and not modelled.
-    body.nested("Content", "Content")
-    body.object_list("Links", "Link")
+    # Content (an object) and Links (objects) are type-checked and not modelled: their properties are not judged.
+    body.nested("Content", "Content", closed=False)
+    body.object_list("Links", "Link", closed=False)
+    body.ignore("Id", "AccountId", "StatusId", "StatusReason", "Session", "SessionLength", *AUDIT_PROPERTIES)
     body.check()
     return changes
 

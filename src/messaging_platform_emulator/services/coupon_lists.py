@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import not_found
-from ..models import MAX_COUPON_CODE_LENGTH, ApiKey, Audit, ExternalCouponCode, ExternalCouponList
+from ..models import AUDIT_PROPERTIES, MAX_COUPON_CODE_LENGTH, ApiKey, Audit, ExternalCouponCode, ExternalCouponList
 from ..store import Store
 from ..validation import Body, parse_json_object
 from .access import owned_rows, require_account, require_owned
@@ -40,6 +40,7 @@ def read_coupon_list(body: Body, *, creating: bool) -> CouponListInput:
         max_length=MAX_COUPON_CODE_LENGTH,
         rule=f"a non-empty string of at most {MAX_COUPON_CODE_LENGTH} characters",
     )
+    body.ignore("Id", "AccountId", "TotalCodesAvailable", *AUDIT_PROPERTIES)
     return CouponListInput(changes, codes or [])
 
 

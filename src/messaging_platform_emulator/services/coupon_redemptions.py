@@ -25,8 +25,8 @@ from ..models import (
     Redemption,
     optional_timestamp,
 )
+from ..request_json import parse_json_string
 from ..store import Store
-from ..validation import parse_json_string
 from .access import find_campaign, require_account, require_campaign
 from .contacts import ContactService
 from .coupon_lists import CouponListService

@@ -4,7 +4,8 @@ Spec 4.6: "The PUT cannot change any property of subgroups or filters." A PUT ma
 ``Filters`` as GET answered them (so a read-modify-write of the whole group works); if they would change the
 stored subgroups or filters, the PUT is refused with 400 naming the property. "Unchanged" is judged by meaning,
 not by bytes: objects are matched by ``Id`` whatever their order in a list, a property left out changes
-nothing, a null property the emulator does not hold changes nothing, and ``1`` is not ``true``.
+nothing, a null property the emulator does not hold changes nothing, names are read in any case, and ``1`` is not
+``true``.
 """
 
 from __future__ import annotations
@@ -37,18 +38,25 @@ def difference(given: Any, stored: Any, path: str) -> str | None:
     if isinstance(stored, Mapping):
         if not isinstance(given, Mapping):
             return f"{path} is not an object"
+        names = {name.lower(): name for name in stored}  # names are read in any case, as the platform reads them
         for name, value in given.items():
-            if name not in stored:
+            if name.lower() not in names:
                 if value is not None:
                     return f"{path}.{name} is not a property the platform holds"
                 continue
-            found = difference(value, stored[name], f"{path}.{name}")
+            found = difference(value, stored[names[name.lower()]], f"{path}.{name}")
             if found is not None:
                 return found
         return None
     if isinstance(stored, list):
         return _list_difference(given, stored, path)
     return None if _same_scalar(given, stored) else f"{path} differs from the stored {stored!r}"
+
+
+def _member(item: Any, name: str) -> Any:
+    """The value of an object's property, its name in any case (None when it is not an object or has none)."""
+    values = [value for key, value in item.items() if key.lower() == name.lower()] if isinstance(item, Mapping) else []
+    return values[-1] if values else None
 
 
 def _list_difference(given: Any, stored: list[Any], path: str) -> str | None:
@@ -60,7 +68,7 @@ def _list_difference(given: Any, stored: list[Any], path: str) -> str | None:
     by_id = {item.get("Id"): item for item in stored if isinstance(item, Mapping)}
     seen: set[Any] = set()
     for index, item in enumerate(given):
-        item_id = item.get("Id") if isinstance(item, Mapping) else None
+        item_id = _member(item, "Id")
         if not isinstance(item_id, int) or isinstance(item_id, bool) or item_id not in by_id or item_id in seen:
             return f"{path}[{index}] is not one of the stored items (matched by Id)"
         seen.add(item_id)
@@ -121,6 +129,7 @@ class FilterGroupService:
                     body.invalid("Operator", f"Operator must be AND or OR; got {given!r}.")
                 elif given is not None:
                     operator = given
+            body.ignore("Id", "AccountId", "ContactListId", "ParentId")
             body.check()
             group.operator = operator
             return group.to_api()

@@ -6,8 +6,8 @@ from typing import Any
 
 from ..errors import ControlConflict, ControlNotFound, not_found
 from ..models import SYSTEM_PRINCIPAL, ApiKey, Audit, Channel, Keyword
+from ..request_json import parse_json_integer
 from ..store import Store
-from ..validation import parse_json_integer
 from .access import require_account, require_campaign
 
 OBJECT_TYPE = "Keyword"

@@ -10,6 +10,7 @@ from typing import Any
 from ..errors import ControlConflict, ControlNotFound, not_found
 from ..lifecycle import TERMINAL, Behaviour, Outcome, RunPlan
 from ..models import (
+    AUDIT_PROPERTIES,
     NOT_APPLICABLE,
     SCHEDULE_MONTHLY,
     SCHEDULE_ONE_TIME,
@@ -86,6 +87,7 @@ def collect_schedule_fields(body: Body) -> ScheduleFields | None:
             month_day = text.strip()
         else:
             body.invalid("MonthDay", f"MonthDay must be a comma-separated list of days 1 to 31; got {text!r}.")
+    body.ignore("Id", "AccountId", "ActionId", "ScheduleType", "ProcessStatus", "Logs", *AUDIT_PROPERTIES)
     if len(body.errors) > errors_before:
         return None
     assert type_id is not None and run_at is not None and start_from is not None

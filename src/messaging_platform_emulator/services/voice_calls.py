@@ -1,4 +1,10 @@
-"""Push voice call action rules: create (with inline schedules), read, and delete (stops it and its schedules)."""
+"""Push voice call action rules: create (with inline schedules), read, and delete (stops it and its schedules).
+
+A call is placed from long codes of the account (``Channels``: the code in E.164 form or its channel id) to lists
+of the account (``ContactListIds``, ``ExcludeListIds``), with a campaign of the account: a reference to anything
+else is refused with 400 naming the property. Targets that are not phone numbers may be contact ids; the platform
+judges targets when the call runs (a push has ``IgnoreInvalidTargets``), so they are not looked up here.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ from urllib.parse import urlsplit
 
 from ..models import (
     ACTION_TYPE_PUSH_VOICE_CALL,
+    AUDIT_PROPERTIES,
     STATUS_DELETED,
     Action,
     ApiKey,
@@ -19,6 +26,7 @@ from ..models import (
 from ..store import Store
 from ..validation import Body, parse_json_object
 from .access import find_campaign, owned_rows, require_account, require_owned
+from .channels import ChannelService
 from .schedules import OBJECT_TYPE as SCHEDULE_OBJECT_TYPE, ScheduleService, collect_schedule_fields
 
 OBJECT_TYPE = "ActionPushVoiceCall"
@@ -39,16 +47,45 @@ def _given(body: Body, name: str) -> bool:
     return bool(value.strip()) if isinstance(value, str) else value not in (None, [])
 
 
-def read_voice_call(body: Body, store: Store, account_id: int) -> VoiceCallFields | None:
+def _check_channels(body: Body, channels: ChannelService, account_id: int, given: list[str]) -> None:
+    """Each channel is a long code of the account (by code or channel id)."""
+    for index, text in enumerate(given):
+        found = channels.find(account_id, text)
+        if found is None:
+            hint = f" (a long code is written in E.164 form, +{text})" if text.isdigit() and len(text) > 7 else ""
+            body.invalid("Channels", f"Channels[{index}]: account {account_id} has no channel {text}{hint}.")
+        elif not found.long_code:
+            body.invalid(
+                "Channels",
+                f"Channels[{index}]: channel {found.id} is the short code {found.code}; a voice call is placed from "
+                "a long code.",
+            )
+
+
+def _check_lists(body: Body, store: Store, account_id: int, name: str, given: list[int] | None) -> None:
+    """Each id is a contact list of the account."""
+    for index, list_id in enumerate(given or []):
+        found = store.tables.contact_lists.get(list_id)
+        if found is None or found.account_id != account_id:
+            body.invalid(name, f"{name}[{index}]: account {account_id} has no contact list {list_id}.")
+
+
+def read_voice_call(
+    body: Body, store: Store, channel_service: ChannelService, account_id: int
+) -> VoiceCallFields | None:
     """The voice call fields of a create body; problems collected in ``body``."""
     channels = body.string_list(
         "Channels", required=True, accept=_phone_or_id, rule="a long code such as +15125550100 or a channel id"
     )
+    if channels is not None:
+        _check_channels(body, channel_service, account_id, channels)
     targets = body.string_list(
         "Targets", accept=_phone_or_id, rule="an E.164 phone number such as +15125550100 or a contact id"
     )
     contact_list_ids = body.integer_list("ContactListIds", minimum=1)
+    _check_lists(body, store, account_id, "ContactListIds", contact_list_ids)
     exclude_list_ids = body.integer_list("ExcludeListIds", minimum=1)
+    _check_lists(body, store, account_id, "ExcludeListIds", exclude_list_ids)
     targets_url = body.url("TargetsUrl")
     if not any(_given(body, name) for name in TARGET_SOURCES):
         body.missing("Targets", "At least one of Targets, ContactListIds or TargetsUrl is required.")
@@ -66,6 +103,7 @@ def read_voice_call(body: Body, store: Store, account_id: int) -> VoiceCallField
     if campaign_id is not None and find_campaign(store, account_id, campaign_id) is None:
         body.invalid("CampaignId", f"Campaign {campaign_id} was not found.")
     execute = body.boolean("Execute")
+    body.ignore("Id", "AccountId", "StatusId", *AUDIT_PROPERTIES)
     if channels is None:
         return None
     return VoiceCallFields(
@@ -92,9 +130,10 @@ def read_schedules(body: Body) -> list[ScheduleFields]:
 
 
 class VoiceCallService:
-    def __init__(self, store: Store, schedules: ScheduleService) -> None:
+    def __init__(self, store: Store, schedules: ScheduleService, channels: ChannelService) -> None:
         self._store = store
         self._schedules = schedules
+        self._channels = channels
 
     def _find(self, key: ApiKey, account_id: int, action_id: int) -> VoiceCall:
         calls = self._store.tables.voice_calls
@@ -118,7 +157,7 @@ class VoiceCallService:
         with self._store.lock:
             require_account(self._store, key, account_id)
             body = parse_json_object(raw_body, OBJECT_TYPE)
-            fields = read_voice_call(body, self._store, account_id)
+            fields = read_voice_call(body, self._store, self._channels, account_id)
             schedules = read_schedules(body)
             body.check()
             assert fields is not None

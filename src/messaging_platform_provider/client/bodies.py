@@ -22,6 +22,8 @@ from messaging_platform_provider.client.fields import (
     flag,
     identifier,
     identifiers,
+    listed,
+    mapping,
     moment,
     not_blank,
     whole,
@@ -49,13 +51,13 @@ AUDIO_SUFFIXES = (".mp3", ".wav")
 class CampaignOptions(TypedDict, total=False):
     """A campaign's optional fields."""
 
-    subscription_id: int | None
-    content_id: int | None
-    content: Mapping[str, Any] | None
+    subscription_id: Annotated[int | None, identifier]
+    content_id: Annotated[int | None, identifier]
+    content: Annotated[Mapping[str, Any] | None, mapping]
     user_data: str | None
     single_use: bool | None
-    single_use_content_id: int | None
-    links: list[Any] | None
+    single_use_content_id: Annotated[int | None, identifier]
+    links: Annotated[list[Any] | None, listed]
     is_default: bool | None
 
 
@@ -84,7 +86,7 @@ class CampaignCouponOptions(TypedDict, total=False):
     valid_rolling_days: Annotated[int | str | None, count]
     valid_rolling_offset: Annotated[int | str | None, whole, Wire("ValidRollingOffSet")]
     external_list_id: Annotated[int | str | None, whole]
-    external_coupon_list: Mapping[str, Any] | None
+    external_coupon_list: Annotated[Mapping[str, Any] | None, mapping]
     name: str | None
     description: str | None
 
@@ -129,10 +131,12 @@ class PushVoiceCallOptions(TypedDict, total=False):
     """
     A push voice call action: who is called (``targets``: E.164 numbers or contact ids, ``contact_list_ids`` or
     ``targets_url``), what they hear (``message`` spoken, or ``audio_url`` played: .mp3/.wav) and when
-    (``schedules``: each a mapping with the keys a schedule operator takes, ``client/schedules.py``).
+    (``schedules``: each a mapping with the keys a schedule operator takes, ``client/schedules.py``). ``channels``
+    and ``targets`` are text, ids too: a number there is refused, for it may be a phone number that native
+    rendering stripped of its ``+``.
     """
 
-    targets: Annotated[Iterable[str] | str | None, Texts()]
+    targets: Annotated[Iterable[str] | str | None, Texts(phones=True)]
     contact_list_ids: Annotated[Iterable[int] | None, identifiers]
     targets_url: Annotated[str | None, Url()]
     exclude_list_ids: Annotated[Iterable[int] | None, identifiers]
@@ -144,7 +148,7 @@ class PushVoiceCallOptions(TypedDict, total=False):
 
 
 class PushVoiceCallFields(PushVoiceCallOptions, total=False):
-    channels: Annotated[Iterable[str] | str, Texts()]
+    channels: Annotated[Iterable[str] | str, Texts(phones=True)]
 
 
 def push_voice_call_rules(body: dict[str, Any]) -> dict[str, Any]:

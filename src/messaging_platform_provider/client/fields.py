@@ -20,6 +20,8 @@ from typing import Any, get_type_hints
 
 from messaging_platform_provider.client.errors import MessagingPlatformValidationError
 from messaging_platform_provider.client.values import (
+    a_list,
+    a_mapping,
     enum_value,
     format_datetime,
     http_url,
@@ -56,12 +58,17 @@ class Named:
 
 @dataclass(frozen=True)
 class Texts:
-    """A list of non-empty strings (a single string is a list of one), duplicates dropped."""
+    """
+    A list of non-empty strings (a single string is a list of one), duplicates dropped; the text of a list (a
+    rendered template's ``"['A1', 'B2']"``) is refused. ``phones``: phone numbers, long codes or ids, each of which
+    must be text: a number is what native rendering makes of ``+15125550100`` (``values.phone_text``).
+    """
 
     max_length: int | None = None
+    phones: bool = False
 
     def __call__(self, name: str, value: Any, platform_timezone: str) -> Any:
-        return string_list(name, value, max_length=self.max_length)
+        return string_list(name, value, max_length=self.max_length, phones=self.phones)
 
 
 @dataclass(frozen=True)
@@ -107,6 +114,21 @@ def whole(name: str, value: Any, platform_timezone: str) -> Any:
 def moment(name: str, value: Any, platform_timezone: str) -> Any:
     """A date-time, sent without offset in the platform's time zone (``values.platform_datetime``)."""
     return format_datetime(platform_datetime(value, name, platform_timezone))
+
+
+def mapping(name: str, value: Any, platform_timezone: str) -> Any:
+    """A mapping (a JSON object); text, even the text of a dict, is refused (``values.a_mapping``)."""
+    return a_mapping(name, value)
+
+
+def listed(name: str, value: Any, platform_timezone: str) -> Any:
+    """A list (a JSON array) of any items; text, even the text of a list, is refused (``values.a_list``)."""
+    return a_list(name, value)
+
+
+def extra_fields(extra: Any) -> dict[str, Any]:
+    """An operator's or hook method's ``extra``, the fields a declaration does not know: a mapping, or nothing."""
+    return {} if extra is None or extra == "" else dict(a_mapping("extra", extra))
 
 
 def identifier(name: str, value: Any, platform_timezone: str) -> Any:
@@ -194,5 +216,5 @@ def to_wire(
             value = None if value is None else convert(field.key, value, platform_timezone)
         if value is not None:
             sent[field.wire] = value
-    sent.update(extra or {})
+    sent.update(extra_fields(extra))
     return sent

@@ -15,7 +15,8 @@ Literals (OData v4): text in single quotes with each ``'`` doubled, ``true``/``f
 finite float in decimal notation, ``None`` as ``null``. Anything else (NaN, bytes, a date-time, any other object)
 raises ``MessagingPlatformValidationError`` naming the field or parameter, since no spelling of it is both safe and
 certain to mean the same to the platform. Give a date-time as the text the platform compares, e.g.
-``gt("Created", moment.strftime("%Y-%m-%dT%H:%M:%S"))``.
+``gt("Created", moment.strftime("%Y-%m-%dT%H:%M:%S"))``. A ``PhoneNumber`` is compared with text: a number there
+(``15125550100``, what native rendering makes of ``+15125550100``) is refused (``values.phone_text``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import re
 from typing import Any
 
 from messaging_platform_provider.client.errors import MessagingPlatformValidationError
+from messaging_platform_provider.client.values import phone_text
 
 __all__ = ["and_", "eq", "ge", "gt", "le", "literal", "lt", "ne", "not_", "or_"]
 
@@ -69,6 +71,8 @@ def _property(field: Any) -> str:
 
 def _comparison(field: Any, operator: str, value: Any) -> str:
     name = _property(field)
+    if name.rsplit("/", 1)[-1].lower() == "phonenumber" and isinstance(value, int) and not isinstance(value, bool):
+        phone_text(name, value)  # a contact's PhoneNumber is text: a number is one that lost its + (refused)
     return f"{name} {operator} {literal(value, name)}"
 
 

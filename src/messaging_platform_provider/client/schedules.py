@@ -22,13 +22,21 @@ from messaging_platform_provider.client.fields import (
     day_names,
     day_numbers,
     declared,
+    extra_fields,
     keys,
     moment,
     pascal,
     time_of_day,
     to_wire,
 )
-from messaging_platform_provider.client.values import SCHEDULE_TYPES, WEEK_DAYS, format_datetime, platform_datetime
+from messaging_platform_provider.client.values import (
+    SCHEDULE_TYPES,
+    WEEK_DAYS,
+    a_list,
+    a_mapping,
+    format_datetime,
+    platform_datetime,
+)
 
 
 class ScheduleOptions(TypedDict, total=False):
@@ -110,14 +118,13 @@ def schedule_body(
         check_run_once_alone(values)
         values.update(run_once(run_once_at, zone))
     body = schedule_rules(to_wire(ScheduleFields, values, None, zone, SCHEDULE_REQUIRED))
-    body.update(extra or {})
+    body.update(extra_fields(extra))
     return body
 
 
 def schedule_item(name: str, item: Any, platform_timezone: str) -> dict[str, Any]:
     """One item of a push voice call's ``schedules``, written with the keys a schedule operator takes."""
-    if not isinstance(item, Mapping):
-        raise MessagingPlatformValidationError(name, f"must be a mapping of schedule keys, got {item!r}")
+    item = a_mapping(name, item, "a mapping of schedule keys")
     unknown = [key for key in item if key not in SCHEDULE_ITEM_KEYS]
     if unknown:
         written = {field.wire: field.key for field in declared(ScheduleFields)}.get(unknown[0])
@@ -133,6 +140,5 @@ def schedule_item(name: str, item: Any, platform_timezone: str) -> dict[str, Any
 
 def schedule_list(name: str, value: Any, platform_timezone: str) -> list[dict[str, Any]]:
     """A push voice call's ``schedules``: one ``schedule_item`` each, named by position in errors."""
-    if isinstance(value, (str, bytes, Mapping)):
-        raise MessagingPlatformValidationError(name, "must be a list of schedules (mappings of schedule keys)")
-    return [schedule_item(f"{name}[{index}]", item, platform_timezone) for index, item in enumerate(value)]
+    items = a_list(name, value, "a list of schedules (mappings of schedule keys)")
+    return [schedule_item(f"{name}[{index}]", item, platform_timezone) for index, item in enumerate(items)]

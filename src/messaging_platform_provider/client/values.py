@@ -7,8 +7,10 @@ platform time zone and sent without offset; a value without offset is taken as a
 
 from __future__ import annotations
 
+import ast
+import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import date, datetime, time
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -46,8 +48,9 @@ def run_at(value: Any, field: str) -> str:
     raise MessagingPlatformValidationError(field, f"{value!r} is not a time of day shaped HH:mm:ss, e.g. 09:30:00")
 
 
-def _items(value: Any) -> list[str]:
+def _items(value: Any, field: str) -> list[str]:
     if isinstance(value, str):
+        text_of_no_collection(field, value)
         return [p.strip() for p in value.split(",") if p.strip()]
     if isinstance(value, Iterable):
         return [str(p).strip() for p in value]
@@ -56,7 +59,7 @@ def _items(value: Any) -> list[str]:
 
 def week_days(value: Any, field: str) -> str:
     days = []
-    for item in _items(value):
+    for item in _items(value, field):
         day = _FULL_DAY_NAMES.get(item.lower(), item.upper())
         if day not in WEEK_DAYS:
             raise MessagingPlatformValidationError(field, f"{item!r} is not a day of the week", WEEK_DAYS)
@@ -69,7 +72,7 @@ def week_days(value: Any, field: str) -> str:
 
 def month_days(value: Any, field: str) -> str:
     days: list[int] = []
-    for item in _items(value):
+    for item in _items(value, field):
         if not item.isdigit() or not 1 <= int(item) <= 31:
             raise MessagingPlatformValidationError(field, f"{item!r} is not a day of the month", ["1..31"])
         if int(item) not in days:
@@ -120,15 +123,25 @@ def positive_int(field: str, value: Any) -> int:
 
 
 def int_list(field: str, value: Any) -> list[int]:
-    items = [value] if isinstance(value, (int, str)) else list(value)
+    if isinstance(value, str):
+        text_of_no_collection(field, value)
+    items = [value] if isinstance(value, (int, str)) else a_list(field, value)
     return [positive_int(field, item) for item in items]
 
 
-def string_list(field: str, value: Any, *, max_length: int | None = None) -> list[str]:
-    """A list of non-empty strings from a string or any iterable of strings (order kept, duplicates dropped)."""
-    items = [value] if isinstance(value, str) else list(value)
+def string_list(field: str, value: Any, *, max_length: int | None = None, phones: bool = False) -> list[str]:
+    """
+    A list of non-empty strings from a string or any iterable of strings (order kept, duplicates dropped). With
+    ``phones``, the values are phone numbers, long codes or ids, and each must be text (``phone_text``).
+    """
+    one = isinstance(value, str) or (phones and not isinstance(value, Iterable))
+    if isinstance(value, str):
+        text_of_no_collection(field, value)
+    items = [value] if one else a_list(field, value)
     result: list[str] = []
-    for item in items:
+    for index, item in enumerate(items):
+        if phones and item is not None:
+            phone_text(field if one else f"{field}[{index}]", item)
         text = str(item).strip() if item is not None else ""
         if not text:
             raise MessagingPlatformValidationError(field, "must not hold empty values")
@@ -184,3 +197,105 @@ def filter_expression(field: str, value: Any) -> str | None:
     if text.count("'") % 2:
         raise MessagingPlatformValidationError(field, f"{text!r} has an unclosed quote (write '' for a quote inside)")
     return text or None
+
+
+# -- the shape of a rendered value: what a Jinja template gives where a list, a mapping or a phone number belongs ---
+
+#: Shown after a refusal of text where a list or a mapping belongs.
+_RENDERS_TO_TEXT = "a Jinja template renders to text unless the DAG sets render_template_as_native_obj=True"
+#: How a phone number stays text under ``render_template_as_native_obj=True`` (tried with Airflow's own rendering).
+KEEP_IT_TEXT = (
+    "keep it text: write it in quotes inside the text, \"'+15125550100'\" or \"'{{ params.long_code }}'\", or "
+    'write "{{ params.long_code | tojson }}" (neither | string nor a Param of type string keeps it text)'
+)
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:50]}… ({len(text)} characters)"
+
+
+def spelled_collection(value: Any) -> str | None:
+    """
+    ``"a list"`` or ``"a mapping"`` when ``value`` is the text of one, Python or JSON (what a template renders a list
+    or a dict to: ``"['A1', 'B2']"``), else ``None``.
+    """
+    text = value.strip() if isinstance(value, str) else ""
+    if text[:1] not in ("[", "(", "{"):
+        return None
+    for parse in (ast.literal_eval, json.loads):
+        try:
+            parsed = parse(text)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            continue
+        if isinstance(parsed, dict):
+            return "a mapping"
+        if isinstance(parsed, (list, tuple, set)):
+            return "a list"
+    return None
+
+
+def _wrong_shape(field: str, value: Any, what: str, *, echo: bool = True) -> MessagingPlatformValidationError:
+    """
+    ``field`` must be ``what`` (a list, a mapping); the error says what it got (the value itself with ``echo``) and
+    how to pass ``what``.
+    """
+    if isinstance(value, str):
+        spelled = spelled_collection(value)
+        shown = _shown(value) if echo else f"({len(value)} characters)"
+        got = f"the text of {spelled}{',' if echo else ''} {shown}" if spelled else f"the text {shown}"
+        fix = f"pass {what} or an upstream task's output (an XComArg); {_RENDERS_TO_TEXT}"
+    else:
+        got = f"{type(value).__name__} {_shown(value)}" if echo else f"a value of type {type(value).__name__}"
+        fix = f"pass {what} or an upstream task's output (an XComArg)"
+    return MessagingPlatformValidationError(field, f"must be {what}, got {got}: {fix}")
+
+
+def a_list(field: str, value: Any, what: str = "a list") -> list[Any]:
+    """
+    The items of a list, tuple or other iterable. Text (what a template renders to, even the text of a list), a
+    mapping or a lone value is refused.
+    """
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        raise _wrong_shape(field, value, what)
+    return list(value)
+
+
+def a_mapping(field: str, value: Any, what: str = "a mapping (a dict)") -> Mapping[str, Any]:
+    """
+    A mapping; text, even the text of a dict (what a template renders one to), is refused. The error does not repeat
+    the value: request fields may carry a token (a callback URL's, in ``extra``).
+    """
+    if not isinstance(value, Mapping):
+        raise _wrong_shape(field, value, what, echo=False)
+    return value
+
+
+def text_of_no_collection(field: str, value: str, what: str = "a list") -> None:
+    """
+    Where a list goes and one text stands for a list of one, text that spells a list or a mapping (a rendered
+    template's ``"['A1', 'B2']"``) is refused rather than sent as one value.
+    """
+    if spelled_collection(value) is not None:
+        raise _wrong_shape(field, value, what)
+
+
+def phone_text(field: str, value: Any) -> str:
+    """
+    A phone number, long code or id, as text. A number is refused: under ``render_template_as_native_obj=True``
+    Airflow reads every text of a templated field as a Python literal, so ``+15125550100`` (a template's, or
+    written out) becomes the number 15125550100 and its ``+`` is lost.
+    """
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        raise MessagingPlatformValidationError(
+            field,
+            f"got the number {value} where text belongs (a phone number or long code such as '+{value}', or an id "
+            f"as text, '{value}'): with render_template_as_native_obj=True, Airflow reads every text of a templated "
+            f"field as a Python literal, so '+{value}' (a template's or written out) gives {value}, without its +; "
+            f"{KEEP_IT_TEXT}",
+        )
+    raise MessagingPlatformValidationError(
+        field, f"must be text (a phone number, long code or id), got {type(value).__name__} {_shown(value)}"
+    )

@@ -231,14 +231,9 @@ class MessagingPlatformDeleteExternalCouponCodesOperator(MessagingPlatformBaseOp
         """The rendered codes, each checked and named by its place (``coupon_codes[2]``), repeats dropped."""
         from messaging_platform_provider.client.errors import MessagingPlatformValidationError
         from messaging_platform_provider.client.request import path_segment
+        from messaging_platform_provider.client.values import a_list
 
-        codes = self.coupon_codes
-        if isinstance(codes, (str, bytes, Mapping)) or not isinstance(codes, Iterable):
-            raise MessagingPlatformValidationError(
-                "coupon_codes",
-                f"must be a list of codes, got {type(codes).__name__}: pass a list or an upstream task's output "
-                "(a Jinja template renders to text unless the DAG sets render_template_as_native_obj=True)",
-            )
+        codes = a_list("coupon_codes", self.coupon_codes, "a list of codes")
         unique: dict[str, None] = {}  # ordered, and a repeat found at once
         for index, code in enumerate(codes):
             try:

@@ -40,11 +40,11 @@ def is_literal(value: Any) -> bool:
 
 def check_literals(operation: Operation, values: Mapping[str, Any]) -> None:
     """
-    Run the client's checks on each literal value of ``operation``'s path parameters and body fields, one field at a
-    time (rules that relate fields wait for run time, when every value is known). Raises
+    Run the client's checks on each literal value of ``operation``'s path parameters and body fields (and
+    ``extra``), one field at a time (rules that relate fields wait for run time, when every value is known). Raises
     ``MessagingPlatformValidationError`` naming the parameter.
     """
-    from messaging_platform_provider.client.fields import declared
+    from messaging_platform_provider.client.fields import declared, extra_fields
     from messaging_platform_provider.client.request import path_segment
 
     for name in operation.path_params:
@@ -59,6 +59,8 @@ def check_literals(operation: Operation, values: Mapping[str, Any]) -> None:
             value = convert(field.key, value, "UTC")
             if value is None:
                 break
+    if is_literal(values.get("extra")):
+        extra_fields(values.get("extra"))
 
 
 #: The ``map_index_template`` our operators' ``partial`` gives a mapped task.

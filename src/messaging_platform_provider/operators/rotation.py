@@ -37,8 +37,9 @@ class MessagingPlatformRotateApiKeyOperator(MessagingPlatformBaseOperator):
     "old_key_revoked", "resumed", "notes"}``.
 
     A lease on the target keeps a second rotation of it out (one in another DAG run or DAG): that one fails at once.
-    So do a malformed new key from the platform and a shadowed connection: failures that a retry cannot change end
-    the task without its retries (``AirflowFailException``).
+    So do a malformed new key from the platform, a shadowed connection and a connection that is not defined (the
+    target's, or ``airflow_api_conn_id``'s): failures that a retry cannot change end the task without its retries
+    (``AirflowFailException``).
 
     :param messaging_platform_conn_id: the connection that manages keys (lists, creates, revokes) and gives the
         base URL and account. It may be the rotated connection itself.

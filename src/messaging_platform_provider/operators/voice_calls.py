@@ -56,8 +56,10 @@ class MessagingPlatformCreatePushVoiceCallOperator(WaitForSchedulesMixin, Messag
     """
     Create a push voice call action; returns it. Every field is templated.
 
-    :param channels: long codes or channel ids to call from.
-    :param targets: E.164 numbers or contact ids; or give ``contact_list_ids`` or ``targets_url``.
+    :param channels: long codes or channel ids to call from, as text (``"+15125550100"``, ``"22"``).
+    :param targets: E.164 numbers or contact ids, as text; or give ``contact_list_ids`` or ``targets_url``. A
+        number in ``channels`` or ``targets`` is refused: ``render_template_as_native_obj=True`` turns a template's
+        ``+15125550100`` into the number 15125550100; see the error for how to keep it text.
     :param message: text to speak; or ``audio_url`` (.mp3/.wav), exactly one of the two.
     :param execute_now: run the action as soon as it is created (the platform's ``Execute``).
     :param schedules: schedules created with the action, each a mapping with the keys of

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
         CredentialTarget as CredentialTarget,
         FileTarget as FileTarget,
         InMemoryTarget as InMemoryTarget,
+        TargetNotConfigured as TargetNotConfigured,
     )
 
 _WHERE = {
@@ -55,6 +56,7 @@ _WHERE = {
     "CredentialTarget": "targets",
     "FileTarget": "targets",
     "InMemoryTarget": "targets",
+    "TargetNotConfigured": "targets",
 }
 
 __all__, __getattr__ = lazy_exports(__name__, _WHERE)

@@ -21,6 +21,7 @@ from messaging_platform_provider.rotation.airflow_api import (
 )
 from messaging_platform_provider.rotation.credentials import Credential
 from messaging_platform_provider.rotation.lease import AirflowConnectionLease
+from messaging_platform_provider.rotation.targets import TargetNotConfigured
 
 
 class AirflowConnectionTarget:
@@ -44,12 +45,27 @@ class AirflowConnectionTarget:
 
     @cached_property
     def api(self) -> AirflowRestApi:
-        return AirflowRestApi.from_connection(self.airflow_api_conn_id)
+        """
+        The REST client; ``TargetNotConfigured`` when its connection is not defined or has no usable URL: the
+        rotation writes through the API server, and a retry cannot make that connection appear.
+        """
+        from messaging_platform_provider.compat import AirflowNotFoundException
+
+        try:
+            return AirflowRestApi.from_connection(self.airflow_api_conn_id)
+        except (AirflowNotFoundException, ValueError) as exc:
+            raise TargetNotConfigured(
+                f"the connection {self.airflow_api_conn_id!r} to Airflow's REST API, which the rotation writes "
+                f"{self.conn_id!r} through, is not usable: {exc}"
+            ) from None
 
     def read(self) -> Credential | None:
-        from messaging_platform_provider.compat import BaseHook
+        from messaging_platform_provider.compat import AirflowNotFoundException, BaseHook
 
-        conn = BaseHook.get_connection(self.conn_id)  # masks the password on the way
+        try:
+            conn = BaseHook.get_connection(self.conn_id)  # masks the password on the way
+        except AirflowNotFoundException:
+            raise TargetNotConfigured(f"the connection {self.conn_id!r} is not defined") from None
         if not conn.login or not conn.password:
             return None
         return Credential(conn.login, conn.password)

@@ -20,7 +20,7 @@ from messaging_platform_provider.client.once import CreateOnce, MemoryStateStore
 from messaging_platform_provider.rotation.credentials import Credential, scrub
 from messaging_platform_provider.rotation.lease import DEFAULT_LEASE_SECONDS, RotationLease
 from messaging_platform_provider.rotation.outcome import CHECK_TARGET, RotationError
-from messaging_platform_provider.rotation.targets import CredentialTarget
+from messaging_platform_provider.rotation.targets import CredentialTarget, TargetNotConfigured
 
 log = logging.getLogger(__name__)
 
@@ -47,9 +47,10 @@ def verify_by_listing_campaigns(client: MessagingPlatformClient) -> None:
 
 @dataclass
 class Unknown:
-    """A target read that failed: what the target holds is not known."""
+    """A target read that failed: what the target holds is not known; ``misconfigured``: ``TargetNotConfigured``."""
 
     reason: str
+    misconfigured: bool = False
 
 
 class RotationBase:
@@ -181,7 +182,7 @@ class RotationBase:
         try:
             found = self.target.read()
         except Exception as exc:
-            return Unknown(self._text(exc))
+            return Unknown(self._text(exc), misconfigured=isinstance(exc, TargetNotConfigured))
         if found is not None and found.secret not in self._secrets:
             self._secrets.append(found.secret)
         return found
@@ -189,7 +190,8 @@ class RotationBase:
     def _read_or_fail(self, step: str, holds: str) -> Credential | None:
         found = self._read()
         if isinstance(found, Unknown):
-            raise RotationError(step, f"reading {self.target.name} failed: {found.reason}", target_holds=holds)
+            problem = f"reading {self.target.name} failed: {found.reason}"
+            raise RotationError(step, problem, target_holds=holds, retry_cannot_help=found.misconfigured)
         return found
 
     def _read_old_credential(self) -> Credential:

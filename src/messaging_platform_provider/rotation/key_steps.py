@@ -23,7 +23,7 @@ def key_id(value: Any) -> int | None:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     text = str(value).strip() if isinstance(value, str) else ""
-    return int(text) if text.isdigit() else None
+    return int(text) if text.isascii() and text.isdigit() else None  # not "²": a digit to isdigit(), not to int()
 
 
 class KeySteps(RotationRecovery):

@@ -51,7 +51,8 @@ class RotationError(Exception):
     A rotation stopped. ``step`` is the step that failed, ``target_holds`` what the target holds afterwards (in
     words, never a secret), ``rolled_back`` whether the target was put back on the old key. ``retry_cannot_help``:
     another try would fail the same way (another rotation holds the lease or changed the target, the platform
-    answered a malformed key, the connection is shadowed), so the operator fails the task without its retries.
+    answered a malformed key, the connection is shadowed, a connection the target needs is not defined), so the
+    operator fails the task without its retries.
     """
 
     def __init__(

@@ -54,6 +54,15 @@ class RotationRecovery(RotationBase):
                 new_key_id=new.id,
                 retry_cannot_help=True,
             )
+        if self.state.get("phase") == "old_key_revoked":  # a retry after the revoke: there is no old key any more
+            return RotationError(
+                ROLL_BACK,
+                f"{problem}; the old key {self._old_id} was revoked already, so there is nothing to roll back to: "
+                f"the new key {new.id} stays valid",
+                target_holds=self._describe(self._read(), new),
+                old_key_id=self._old_id,
+                new_key_id=new.id,
+            )
         log.warning("%s: %s. Rolling back to the old key id %s.", self.target.name, problem, self._old_id)
         try:
             old = self._old_credential or self._read_old_credential()
@@ -100,11 +109,18 @@ class RotationRecovery(RotationBase):
         if isinstance(now, Unknown):
             return f"; keys this rotation may have made were kept (the target could not be read: {now.reason})"
         try:
-            keys = self.manager.list_api_keys(account_id=self.account_id)
-            found = [k for k in keys if self._is_ours(k) or (key_id is not None and k.get("Id") == key_id)]
-            unused = [k for k in found if (now is None or k.get("Key") != now.key) and k.get("Key") != self._old_key]
-            for key in unused:
-                self.manager.revoke_api_key(key["Id"], missing_ok=True, account_id=self.account_id)
+            # a connection rotating itself may have revoked the key the manager signs with: use the target's then
+            with self._client_not_using(self._old_key or "", now) as client:
+                keys = client.list_api_keys(account_id=self.account_id)
+                found = [k for k in keys if self._is_ours(k) or (key_id is not None and k.get("Id") == key_id)]
+                unused = [
+                    k for k in found if (now is None or k.get("Key") != now.key) and k.get("Key") != self._old_key
+                ]
+                for key in unused:
+                    client.revoke_api_key(key["Id"], missing_ok=True, account_id=self.account_id)
         except Exception as exc:
-            return f"; looking for a key it may have made failed too ({self._text(exc)}): a retry finds it"
+            return (
+                f"; looking for keys it may have made failed too ({self._text(exc)}): a key of this rotation left "
+                f"valid has its run marker {self.once.marker} in its Label"
+            )
         return f"; {len(unused)} unused key(s) of this rotation revoked" if unused else ""

@@ -22,8 +22,8 @@ new secret and the old one fails immediately), so a rotation *adds* a key and re
 
 A key is revoked only after reading the target and seeing it does not hold that key. Any failure leaves both keys
 valid or the target on a verified key; the error says which, and whether a retry can help (``retry_cannot_help``:
-another rotation won, the platform answered a malformed key, the target is shadowed). No secret is stored, logged
-or put in error text.
+another rotation won, the platform answered a malformed key, the target is shadowed or not configured). No secret is
+stored, logged or put in error text.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from messaging_platform_provider.rotation.outcome import (
     RotationResult,
 )
 from messaging_platform_provider.rotation.target_steps import TargetSteps
+from messaging_platform_provider.rotation.targets import TargetNotConfigured
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +77,8 @@ class ApiKeyRotation(KeySteps, TargetSteps):
             raise RotationError(ACQUIRE_LEASE, str(exc), target_holds=unchanged, retry_cannot_help=True) from None
         except Exception as exc:
             problem = f"taking the lease of {self.target.name} failed: {self._text(exc)}"
-            raise RotationError(ACQUIRE_LEASE, problem, target_holds=unchanged) from None
+            cannot = isinstance(exc, TargetNotConfigured)
+            raise RotationError(ACQUIRE_LEASE, problem, target_holds=unchanged, retry_cannot_help=cannot) from None
         try:
             result = self._rotate()
         except RotationError as exc:
@@ -147,6 +149,7 @@ class ApiKeyRotation(KeySteps, TargetSteps):
         if self.revoke_old:
             self._revoke_old_key(new)
             revoked = True
+            self._save(phase="old_key_revoked")
             self._checkpoint("old_key_revoked")
         self._confirm_target(new, revoked)
         self._save(phase="done")

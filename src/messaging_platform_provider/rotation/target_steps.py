@@ -23,6 +23,7 @@ from messaging_platform_provider.rotation.outcome import (
     RotationError,
 )
 from messaging_platform_provider.rotation.recovery import RotationRecovery
+from messaging_platform_provider.rotation.targets import TargetNotConfigured
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +43,7 @@ class TargetSteps(RotationRecovery):
                 READ_TARGET,
                 f"checking that consumers read what {self.target.name} stores failed: {self._text(exc)}",
                 target_holds="what it held before (nothing was changed)",
+                retry_cannot_help=isinstance(exc, TargetNotConfigured),
             ) from None
         if reason:
             raise RotationError(

@@ -10,6 +10,8 @@ Where a rotated credential lives. A target is anything with ``read()`` and ``wri
   ``None``; a rotation without a lease warns that rotations of the target must not overlap.
 - optionally ``shadowed_by(current)``: why consumers would not see what ``write`` stores (``current`` is what
   ``read`` returned), or ``None``; the rotation stops before creating a key when there is a reason.
+- any of them may raise ``TargetNotConfigured`` when the target cannot be used as configured (a connection it needs
+  is not defined): the rotation then stops without the task's retries, which cannot change that.
 
 ``AirflowConnectionTarget`` (module ``airflow_target``) updates an Airflow connection through Airflow's REST API.
 ``CallableTarget`` adapts two functions, for secrets backends such as Vault or AWS Secrets Manager. ``FileTarget`` and
@@ -28,6 +30,10 @@ from typing import Any, Protocol, runtime_checkable
 
 from messaging_platform_provider.rotation.credentials import Credential, as_credential
 from messaging_platform_provider.rotation.lease import FileLease, InMemoryLease, RotationLease
+
+
+class TargetNotConfigured(Exception):
+    """The target cannot be used as configured (a connection it needs is not defined ...): a retry cannot help."""
 
 
 @runtime_checkable

@@ -27,7 +27,8 @@ class MessagingPlatformCallbackSensor(MessagingPlatformBaseSensor):
     The receiver (``messaging-platform-callbacks serve`` or the API server plugin) must write to the same store.
 
     :param callback_type: name or number, e.g. ``"Dialog"``.
-    :param phone_number: the callback's PhoneNumber (compared on digits).
+    :param phone_number: the callback's PhoneNumber (compared on digits), as text: a number is refused, for
+        ``render_template_as_native_obj=True`` turns a template's ``+15125550100`` into 15125550100.
     :param keyword: the callback's Keyword (case-insensitive).
     :param account_id: the callback's AccountId.
     :param received_after: an instant (ISO text or datetime; naive means UTC). Default: the start of the DAG run,
@@ -62,15 +63,32 @@ class MessagingPlatformCallbackSensor(MessagingPlatformBaseSensor):
         self.account_id = account_id
         self.received_after = received_after
         self.database_url = database_url
+        self.checked_values(literals_only=True)  # a literal's mistake fails when the DAG is parsed
+
+    def checked_values(self, *, literals_only: bool = False) -> tuple[str | None, int | None]:
+        """
+        The rendered ``phone_number`` (text: ``values.phone_text``) and ``account_id`` (a positive whole number), or
+        a ``MessagingPlatformValidationError`` naming the parameter; ``literals_only``: the values written in the
+        DAG file, not templates and XComArgs.
+        """
+        from messaging_platform_provider.client.values import phone_text, positive_int
+        from messaging_platform_provider.operators.literals import is_literal
+
+        phone, account = self.phone_number, self.account_id
+        if literals_only:
+            phone = phone if is_literal(phone) else None
+            account = account if is_literal(account) else None
+        return (
+            phone_text("phone_number", phone) if phone not in (None, "") else None,
+            positive_int("account_id", account) if account not in (None, "") else None,
+        )
 
     def filter_kwargs(self) -> dict[str, Any]:
         from messaging_platform_provider.callbacks.filters import CallbackFilter
 
+        phone, account = self.checked_values()
         return CallbackFilter.build(
-            callback_types=self.callback_type,
-            keywords=self.keyword or None,
-            account_ids=self.account_id if self.account_id not in (None, "") else None,
-            phone_numbers=self.phone_number or None,
+            callback_types=self.callback_type, keywords=self.keyword or None, account_ids=account, phone_numbers=phone
         ).to_kwargs()
 
     def since(self, context: Context) -> str:
@@ -100,9 +118,8 @@ class MessagingPlatformCallbackSensor(MessagingPlatformBaseSensor):
         from messaging_platform_provider.callbacks.store import shared_store
         from messaging_platform_provider.triggers.callback import find_callback
 
-        found = find_callback(
-            shared_store(self.database_url), CallbackFilter.build(**self.filter_kwargs()), self.since(context)
-        )
+        wanted = CallbackFilter.build(**self.filter_kwargs())  # a bad value is refused before the store is opened
+        found = find_callback(shared_store(self.database_url), wanted, self.since(context))
         if found is None:
             return False
         return PokeReturnValue(is_done=True, xcom_value=found)

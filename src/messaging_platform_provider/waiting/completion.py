@@ -60,12 +60,43 @@ class WaitForSchedulesMixin:
         self.wait_timeout = wait_timeout
         self.wait_rules = WaitRules.build(success_statuses, failure_statuses, max_transient_errors)
 
+    def check_literal_values(self) -> None:
+        super().check_literal_values()  # type: ignore[misc]
+        from messaging_platform_provider.operators.literals import is_literal
+
+        if is_literal(self.wait_timeout):
+            self.wait_seconds()
+
+    def execute(self, context: Context) -> Any:
+        from messaging_platform_provider.task_errors import failing_fast
+
+        with failing_fast():
+            self.wait_seconds()  # checked before the create is sent, not once it has been
+        return super().execute(context)  # type: ignore[misc]
+
+    def wait_seconds(self) -> float | None:
+        """The rendered ``wait_timeout`` in seconds (a template's text of a number is that number); ``None``: none."""
+        value = self.wait_timeout
+        if value is None or value == "":
+            return None
+        try:
+            if isinstance(value, bool):
+                raise ValueError
+            return float(value)
+        except (TypeError, ValueError):
+            from messaging_platform_provider.client.errors import MessagingPlatformValidationError
+
+            raise MessagingPlatformValidationError(
+                "wait_timeout", f"must be a number of seconds, got {value!r}"
+            ) from None
+
     def wait_for(self, context: Context, action_id: int | str, schedule_ids: list[str], result: Any) -> Any:
         if not self.wait_for_completion or not schedule_ids:
             return result
         from messaging_platform_provider.waiting.deadline import deadline_after
 
-        deadline = deadline_after(float(self.wait_timeout) if self.wait_timeout not in (None, "") else None)
+        seconds = self.wait_seconds()
+        deadline = deadline_after(seconds)
         from messaging_platform_provider.waiting.decision import Watch
         from messaging_platform_provider.waiting.sync_loop import poll_round, polling_hook, wait_until_done
 
@@ -96,12 +127,12 @@ class WaitForSchedulesMixin:
             ),
             method_name="execute_complete",
             kwargs={"result": result},
-            timeout=timedelta(seconds=float(self.wait_timeout)) if self.wait_timeout else None,
+            timeout=timedelta(seconds=seconds) if seconds else None,
         )
 
     def execute_complete(self, context: Context, event: dict[str, Any], result: Any = None) -> Any:
         if resumed_by_earlier_try(context, event, self.log):  # type: ignore[attr-defined]
-            return self.execute(context)  # type: ignore[attr-defined]
+            return self.execute(context)
         schedules = conclude(event)
         if result is None:  # resumed without the deferral's kwargs (``dag.test()`` passes the event alone)
             result = self.recover_result(event, schedules)

@@ -9,7 +9,7 @@ from typing_extensions import Unpack
 
 from messaging_platform_provider.client.api.base import ApiBase
 from messaging_platform_provider.client.bodies import ApiKeyFields, ApiKeyOptions, api_key_rules
-from messaging_platform_provider.client.fields import to_wire
+from messaging_platform_provider.client.fields import extra_fields, to_wire
 from messaging_platform_provider.client.once import CreateOnce
 from messaging_platform_provider.client.operations import Operations
 
@@ -38,7 +38,7 @@ class ApiKeyApi(ApiBase):
         """
         values = {"key_label": key_label, "key_type": "Common", **options}
         body = api_key_rules(to_wire(ApiKeyFields, values, None, self._timezone(), required=("key_label",)))
-        return self._create(Operations.create_api_key, {**body, **(extra or {})}, once, account_id)
+        return self._create(Operations.create_api_key, {**body, **extra_fields(extra)}, once, account_id)
 
     def change_api_key_secret(self, key_id: int | str, *, account_id: int | None = None) -> dict[str, Any]:
         """The platform makes a new secret and the old one stops working at once; the answer holds the new one."""

@@ -17,7 +17,7 @@ from messaging_platform_provider.client.bodies import (
     campaign_rules,
 )
 from messaging_platform_provider.client.errors import MessagingPlatformValidationError
-from messaging_platform_provider.client.fields import to_wire
+from messaging_platform_provider.client.fields import extra_fields, to_wire
 from messaging_platform_provider.client.once import CreateOnce
 from messaging_platform_provider.client.operations import Operations
 from messaging_platform_provider.client.values import filter_expression
@@ -50,7 +50,7 @@ class CampaignApi(ApiBase):
         """Create a campaign. ``campaign_type``: a name of ``CAMPAIGN_TYPES`` or its number."""
         values = {"name": name, "campaign_type": campaign_type, **options}
         body = campaign_rules(to_wire(CampaignFields, values, None, required=("name", "campaign_type")))
-        return self._create(Operations.create_campaign, {**body, **(extra or {})}, once, account_id)
+        return self._create(Operations.create_campaign, {**body, **extra_fields(extra)}, once, account_id)
 
     def update_campaign(
         self,
@@ -61,7 +61,7 @@ class CampaignApi(ApiBase):
         **fields: Unpack[CampaignFields],
     ) -> dict[str, Any]:
         """Change the given fields of a campaign; fields left ``None`` are not sent."""
-        body = {**campaign_rules(to_wire(CampaignFields, fields)), **(extra or {})}
+        body = {**campaign_rules(to_wire(CampaignFields, fields)), **extra_fields(extra)}
         if not body:
             raise MessagingPlatformValidationError("body", "update_campaign needs at least one field to change")
         return self._one(Operations.update_campaign, account_id=account_id, campaign_id=campaign_id, body=body)
@@ -123,4 +123,4 @@ class CampaignApi(ApiBase):
     ) -> dict[str, Any]:
         values = {"coupon_type": coupon_type, **options}
         body = to_wire(CampaignCouponFields, values, None, self._timezone(), required=("coupon_type",))
-        return {**campaign_coupon_rules(body), **(extra or {})}
+        return {**campaign_coupon_rules(body), **extra_fields(extra)}

@@ -10,7 +10,7 @@ from typing_extensions import Unpack
 from messaging_platform_provider.client.api.base import ApiBase
 from messaging_platform_provider.client.bodies import FilterGroupFields
 from messaging_platform_provider.client.errors import MessagingPlatformValidationError
-from messaging_platform_provider.client.fields import to_wire
+from messaging_platform_provider.client.fields import extra_fields, to_wire
 from messaging_platform_provider.client.operations import Operations
 from messaging_platform_provider.client.values import filter_expression
 
@@ -19,14 +19,15 @@ _FROZEN_GROUP_FIELDS = ("Groups", "Filters")
 
 
 def filter_group_body(fields: Mapping[str, Any], extra: Mapping[str, Any] | None) -> dict[str, Any]:
-    for key in extra or {}:
+    extra = extra_fields(extra)
+    for key in extra:
         if key.lower() in (f.lower() for f in _FROZEN_GROUP_FIELDS):
             raise MessagingPlatformValidationError(
                 key,
                 "subgroups and filters cannot be changed through the filter group endpoint; change them through "
                 "the contact list endpoint (account/{accountId}/contactList/{contactListId})",
             )
-    body = {**(extra or {}), **to_wire(FilterGroupFields, fields)}
+    body = {**extra, **to_wire(FilterGroupFields, fields)}
     if not body:
         raise MessagingPlatformValidationError("body", "update_filter_group needs a field to change")
     return body

@@ -9,7 +9,7 @@ from typing_extensions import Unpack
 
 from messaging_platform_provider.client.api.base import ApiBase
 from messaging_platform_provider.client.bodies import PushVoiceCallFields, PushVoiceCallOptions, push_voice_call_rules
-from messaging_platform_provider.client.fields import to_wire
+from messaging_platform_provider.client.fields import extra_fields, to_wire
 from messaging_platform_provider.client.once import CreateOnce
 from messaging_platform_provider.client.operations import Operations
 
@@ -38,7 +38,7 @@ class VoiceCallApi(ApiBase):
         """
         values = {"channels": channels, **options}
         body = push_voice_call_rules(to_wire(PushVoiceCallFields, values, None, self._timezone()))
-        return self._create(Operations.create_push_voice_call, {**body, **(extra or {})}, once, account_id)
+        return self._create(Operations.create_push_voice_call, {**body, **extra_fields(extra)}, once, account_id)
 
     def delete_push_voice_call(
         self, action_id: int | str, *, missing_ok: bool = True, account_id: int | None = None
