@@ -61,8 +61,8 @@ def test_add_and_test_a_connection_through_the_form(platform, api_server):
         page.locator("input[name=login]").fill(platform.seed.api_key)
         page.locator("input[name=password]").fill(platform.seed.api_secret)
         page.get_by_text("Extra Fields", exact=True).click()
-        for label in ("Account ID", "Base URL", "Platform time zone"):
-            expect(page.get_by_text(label)).to_be_visible()
+        for label in ("Account ID", "Base URL", "Platform time zone", "Allow plain http"):
+            expect(page.get_by_text(label, exact=True)).to_be_visible()
         page.locator("input[name=element_account_id]").fill(str(platform.seed.account_id))
         page.locator("input[name=element_base_url]").fill(platform.base_url)
         page.screenshot(path=str(SHOTS / "connection-form.png"), full_page=True)
