@@ -154,11 +154,12 @@ def test_a_retriable_failure_keeps_the_lease_for_the_retry(platform):
 
 def forget_secrets_backends(monkeypatch: pytest.MonkeyPatch) -> None:
     """Have the workers' secrets backends built again from the configuration, and forgotten after the test."""
-    try:  # Airflow 3.2+ keeps them once built; 3.0 and 3.1 build them again for every read
+    try:
         import airflow.sdk.configuration as sdk_configuration
-    except ImportError:
+    except ImportError:  # Airflow 3.0 and 3.1: built again for every read
         return
-    monkeypatch.setattr(sdk_configuration, "_secrets_backend_cache", {})
+    if hasattr(sdk_configuration, "_secrets_backend_cache"):  # 3.3 keeps them once built; 3.2 builds them again
+        monkeypatch.setattr(sdk_configuration, "_secrets_backend_cache", {})
 
 
 def creates(platform: Any) -> int:
