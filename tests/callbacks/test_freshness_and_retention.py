@@ -11,14 +11,15 @@ from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import text, update
 
 from messaging_platform_provider.callbacks.cli import main as cli_main
 from messaging_platform_provider.callbacks.models import parse_callback
 from messaging_platform_provider.callbacks.receiver import Receiver
+from messaging_platform_provider.callbacks.schema import claims_table
 from messaging_platform_provider.callbacks.server import ReceiverServer
 from messaging_platform_provider.callbacks.settings import MAX_AGE_ENV, resolve_freshness
-from messaging_platform_provider.callbacks.store import NewCallback
+from messaging_platform_provider.callbacks.store import CallbackStore, NewCallback, PruneResult
 from tests.support.callback_helpers import BOUND_TOKEN, callback, post
 
 #: A small window for the retention tests: an hour behind, five minutes ahead.
@@ -144,3 +145,35 @@ def test_payloads_are_stored_as_utf8_not_escaped(receiver, store):
     assert "😀" in raw and "\\ud83d" not in raw
     assert len(raw.encode()) < 1.1 * len(json.dumps(body, ensure_ascii=False).encode())  # was 3x (\uXXXX)
     assert store.read_after(0)[0].payload["Message"] == message
+
+
+CUTOFF = datetime(2026, 1, 2, 3, 4, 5)
+
+
+def test_prune_deletes_what_was_received_or_claimed_before_the_instant_not_at_it(store: CallbackStore) -> None:
+    before, at = callback(1), callback(1)
+    stored(store, before, CUTOFF - timedelta(microseconds=1))
+    stored(store, at, CUTOFF)
+    ids = [before["TransactionId"], at["TransactionId"]]
+    assert store.claim("welcome", "run-1", ids) == set(ids)
+    with store.engine.begin() as conn:
+        for tid, claimed_at in zip(ids, (CUTOFF - timedelta(microseconds=1), CUTOFF), strict=True):
+            conn.execute(update(claims_table).where(claims_table.c.transaction_id == tid).values(claimed_at=claimed_at))
+
+    assert store.prune(CUTOFF, keep_unread=False) == PruneResult(callbacks=1, claims=1)
+    assert store.transaction_ids() == [at["TransactionId"]]
+    assert store.claim("welcome", "run-2", ids) == {before["TransactionId"]}  # only the claim made at CUTOFF is left
+
+
+def test_prune_keeps_unread_callbacks_by_default_naming_only_the_consumers_behind(store: CallbackStore) -> None:
+    for _ in range(3):
+        stored(store, callback(1), CUTOFF - timedelta(days=1))  # seq 1 to 3, old
+    stored(store, callback(1), CUTOFF)  # seq 4, young
+    for consumer, position in (("behind", 1), ("caught-up", 3), ("ahead", 4)):
+        store.open_position(consumer, "earliest")
+        store.commit_position(consumer, position)
+
+    assert store.prune(CUTOFF) == PruneResult(callbacks=1, claims=0, held_back_by=("behind",))
+    assert [c.seq for c in store.read_after(0)] == [2, 3, 4]
+    assert store.prune(CUTOFF) == PruneResult(callbacks=0, claims=0, held_back_by=("behind",))  # nothing more
+    assert [c.seq for c in store.read_after(0)] == [2, 3, 4]

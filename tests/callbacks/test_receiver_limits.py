@@ -191,7 +191,9 @@ def test_deep_nesting_with_a_valid_token_is_refused_422_and_moderate_nesting_is_
 def test_nan_and_infinity_are_not_json(receiver, store):
     for literal in (b"NaN", b"Infinity", b"1e400"):
         raw = (
-            b'{"AccountId":1001,"CallbackTimestamp":"2026-01-01T00:00:00","CallbackToken":"'
+            b'{"AccountId":1001,"CallbackTimestamp":"'
+            + now_timestamp().encode()  # fresh: the 422 is for the number, not for a stale timestamp
+            + b'","CallbackToken":"'
             + TOKEN.encode()
             + b'","CallbackType":3,"CallbackURL":"u","TransactionId":"'
             + str(uuid.uuid4()).encode()
@@ -199,7 +201,30 @@ def test_nan_and_infinity_are_not_json(receiver, store):
             + literal
             + b"}"
         )
-        assert httpx.post(receiver.url, content=raw, timeout=10).status_code == 422
+        response = httpx.post(receiver.url, content=raw, timeout=10)
+        assert response.status_code == 422 and response.json()["detail"][0]["type"] == "json_invalid", literal
+    assert store.count() == 0
+
+
+def test_fractional_and_exponent_numbers_are_stored_as_sent(receiver, store):
+    """Only NaN, Infinity and numbers beyond a double are refused: an ordinary fraction is a callback like any."""
+    sent = callback(1, Campaign={"Rate": 0.25, "Scale": 1.5e-3, "Whole": 2.0})
+    assert post(receiver.url, sent).json()["status"] == "stored"
+    (stored,) = store.read_after(0)
+    assert stored.payload["Campaign"] == {"Rate": 0.25, "Scale": 1.5e-3, "Whole": 2.0}
+
+
+def test_a_field_the_store_cannot_hold_is_answered_as_a_store_limit(receiver, store):
+    """The documented 422 for the store's columns: the field in ``loc``, why in ``msg``, ``"type": "store_limit"``."""
+    response = post(receiver.url, callback(1, Keyword="ß" * 200))  # 400 characters once upper-cased ("SS")
+    assert response.status_code == 422, response.text
+    assert response.json()["detail"] == [
+        {
+            "loc": ["Keyword"],
+            "msg": "is longer than the store holds (255 characters, after normalisation)",
+            "type": "store_limit",
+        }
+    ]
     assert store.count() == 0
 
 

@@ -5,13 +5,16 @@ from __future__ import annotations
 import json
 import re
 import socket
+import threading
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from messaging_platform_provider.callbacks import guard
 from messaging_platform_provider.callbacks.guard import PROTOCOLS, connection_limits, guarded_protocol
 from messaging_platform_provider.callbacks.server import ReceiverServer
+from messaging_platform_provider.callbacks.store import CallbackStore
 from tests.support.callback_helpers import BOUND_TOKEN, callback, post, wait_until
 
 
@@ -215,4 +218,166 @@ def test_a_callback_pipelined_before_an_oversized_head_is_answered_then_the_431(
         oversized = f"POST {server.path} HTTP/1.1\r\nX-Endless: ".encode() + b"a" * 8192
         received = raw_exchange(server, request(server) + oversized, b"a" * 8192)
         assert statuses(received) == [200, 431]
+    assert store.count() == 1
+
+
+#: The headers of a refusal (400, 431): uvicorn's own and the guard's, nothing else.
+REFUSAL_HEADERS = {"content-type", "content-length", "connection", "date", "server", "transfer-encoding"}
+
+
+def answer(received: bytes) -> tuple[str, dict[str, str], bytes]:
+    """The status line, the headers (names lower-cased) and the body (chunks joined) of the one answer received."""
+    head, _, body = received.partition(b"\r\n\r\n")
+    status, *lines = head.decode("latin-1").split("\r\n")
+    headers = {}
+    for line in lines:
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    if headers.get("transfer-encoding") == "chunked":
+        chunks = b""
+        while (size := int(body.split(b"\r\n", 1)[0], 16)) > 0:
+            body = body.split(b"\r\n", 1)[1]
+            chunks, body = chunks + body[:size], body[size + 2 :]
+        body = chunks
+    elif "content-length" in headers:
+        body = body[: int(headers["content-length"])]
+    return status, headers, body
+
+
+def test_refusals_say_why_in_plain_text_and_close_the_connection(guarded, store):
+    with guarded(max_head_bytes=4096, header_timeout=5) as server:
+        # a head still arriving, cut off once past the bound: 6 KiB, within h11's own buffer bound (16 KiB)
+        start = f"POST {server.path} HTTP/1.1\r\nHost: x\r\nX-Endless: ".encode()
+        streamed = answer(raw_exchange(server, start, *[b"a" * 1024] * 6))
+        complete = answer(raw_exchange(server, request(server, headers=b"X-Pad: " + b"p" * 5000 + b"\r\n")))
+        for status, headers, body in (streamed, complete):
+            assert status == "HTTP/1.1 431 Request Header Fields Too Large"
+            assert headers["content-type"] == "text/plain; charset=utf-8" and headers["connection"] == "close"
+            assert set(headers) <= REFUSAL_HEADERS, headers
+            assert body == b"the request head is longer than 4096 bytes"
+        status, headers, body = answer(raw_exchange(server, b"GET / HTTP/1.1\r\nBad Header\r\n\r\n"))
+        assert status == "HTTP/1.1 400 Bad Request"
+        assert headers["content-type"] == "text/plain; charset=utf-8" and headers["connection"] == "close"
+        assert set(headers) <= REFUSAL_HEADERS, headers
+        assert body.strip()  # uvicorn's reason
+    assert store.count() == 0
+
+
+def test_a_malformed_request_is_a_400_whatever_follows_it_up_to_the_bound(guarded, store):
+    """Its head is short: not a 431, even with as many bytes as the bound behind it in the same write."""
+    with guarded(max_head_bytes=4096) as server:
+        assert statuses(raw_exchange(server, b"GET / HTTP/1.1\r\nBad Header\r\n\r\n" + b"x" * 4096)) == [400]
+
+
+def head_of(server: ReceiverServer, length: int, target: str) -> bytes:
+    """
+    A callback POSTed to ``target`` whose head (request line, headers and the blank line) is ``length`` bytes, on a
+    connection closed after its answer.
+    """
+    body = json.dumps(callback(1)).encode()
+    start = (
+        f"POST {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n"
+    ).encode()
+    padding = length - len(start) - len(b"X-Pad: \r\n\r\n")
+    head = start + b"X-Pad: " + b"p" * padding + b"\r\n\r\n"
+    assert len(head) == length
+    return head + body
+
+
+@pytest.mark.parametrize("query", ["", "?source=platform"], ids=["path", "path-and-query"])
+def test_a_head_of_the_bound_is_served_and_one_a_byte_longer_is_refused(guarded, store, query):
+    with guarded(max_head_bytes=4096) as server:
+        assert statuses(raw_exchange(server, head_of(server, 4096, server.path + query))) == [200]
+        assert statuses(raw_exchange(server, head_of(server, 4096 + 1, server.path + query))) == [431]
+    assert store.count() == 1
+
+
+def test_connections_that_closed_leave_their_place_under_the_cap(guarded, store):
+    with guarded(max_connections=2) as server:
+        for _ in range(6):  # each on a connection of its own, closed after its answer
+            assert post(server.url, callback(1)).status_code == 200
+    assert store.count() == 6
+
+
+def read_until(sock: socket.socket, marker: bytes, count: int = 1) -> bytes:
+    """What the server sends until ``marker`` has come ``count`` times; fails if it closes the connection first."""
+    received = b""
+    while received.count(marker) < count:
+        chunk = sock.recv(65536)
+        assert chunk, f"closed after {received!r}"
+        received += chunk
+    return received
+
+
+def continue_head(server: ReceiverServer, body: bytes) -> bytes:
+    """A callback's head asking for ``100 Continue`` before its body: the answer says the head is in."""
+    return (
+        f"POST {server.path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\nExpect: 100-continue\r\n\r\n"
+    ).encode()
+
+
+def test_a_connection_busy_with_a_callback_is_not_the_one_the_cap_closes(guarded, store, sockets):
+    body = json.dumps(callback(1)).encode()
+    with guarded(header_timeout=60, max_connections=2) as server:
+        sockets.append(slow_socket(server, continue_head(server, body)))
+        assert read_until(sockets[0], b"\r\n\r\n").startswith(b"HTTP/1.1 100 Continue")  # its head is in
+        sockets.append(slow_socket(server, b""))  # waits for a head
+        sockets.append(slow_socket(server, b""))  # one more than the cap: the one waiting longest makes room
+        wait_until(lambda: closed_by_server(sockets[1]), timeout=30, what="the connection waiting longest closed")
+        sockets[0].sendall(body)
+        assert b'"status":"stored"' in read_until(sockets[0], b'"TransactionId":')
+        assert open_ones(sockets) == [0, 2]
+    assert store.count() == 1
+
+
+def test_a_callback_pipelined_behind_one_whose_body_followed_100_continue_is_answered(guarded, store):
+    first = json.dumps(callback(1)).encode()
+    with guarded() as server:
+        sock = socket.create_connection((server.host, server.port), timeout=30)
+        try:
+            sock.sendall(continue_head(server, first))
+            assert read_until(sock, b"\r\n\r\n").startswith(b"HTTP/1.1 100 Continue")
+            sock.sendall(first + request(server))  # the body, and the next callback behind it in the same write
+            received = read_until(sock, b'"TransactionId":', 2)
+            assert statuses(received) == [200, 200] and received.count(b'"status":"stored"') == 2
+        finally:
+            sock.close()
+    assert store.count() == 2
+
+
+def test_a_callback_whose_storing_outlasts_the_body_deadline_is_still_answered(guarded, store, monkeypatch):
+    """
+    The body deadline is for the client's sending, not for the store: a complete callback that a slow database
+    keeps past it is answered as committed (closed unanswered, it would be redelivered though stored).
+    """
+    deadline_passed, release = threading.Event(), threading.Event()
+    body_expired = guard._Guard._body_expired
+
+    def observed_body_expired(self: Any, cycle: Any) -> None:
+        body_expired(self, cycle)
+        deadline_passed.set()
+
+    add_many = CallbackStore.add_many
+
+    def slow_add_many(self: CallbackStore, items: Any) -> Any:
+        release.wait(30)  # the database is slow: until the body deadline has passed
+        return add_many(self, items)
+
+    monkeypatch.setattr(guard._Guard, "_body_expired", observed_body_expired)
+    monkeypatch.setattr(CallbackStore, "add_many", slow_add_many)
+    body = json.dumps(callback(1)).encode()
+    with guarded(header_timeout=60, body_timeout=1.0) as server:
+        sock = socket.create_connection((server.host, server.port), timeout=30)
+        try:
+            sock.sendall(continue_head(server, body))
+            assert read_until(sock, b"\r\n\r\n").startswith(b"HTTP/1.1 100 Continue")
+            sock.sendall(body)
+            wait_until(deadline_passed.is_set, timeout=30, what="the body deadline passed")
+            release.set()
+            assert statuses(read_until(sock, b'"TransactionId":')) == [200]
+        finally:
+            release.set()
+            sock.close()
     assert store.count() == 1

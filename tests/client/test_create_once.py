@@ -10,6 +10,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
+import httpx
 import pytest
 
 from messaging_platform_provider.client import CreateOnce, MessagingPlatformApiError
@@ -180,3 +181,62 @@ def test_a_retry_never_adopts_a_newer_schedule_its_first_try_did_not_send(platfo
     mine = hook.create_schedule(5001, "OneTime", "10:00:00", "2026-12-01T10:00:00", once=once)
     assert mine["Id"] != other["Id"] and mine["RunAt"] == "10:00:00"
     assert sorted(s["RunAt"] for s in hook.list_schedules(5001)) == ["10:00:00", "18:00:00"]
+
+
+# -- what a create keeps when the platform's list or the request is not plain JSON -----------------------------------
+
+#: a push voice call that rings a listed number and those in a file
+VOICE_CHANNELS = ["+15125550100"]
+VOICE_TARGETS = ["+15125550111"]
+VOICE_MESSAGE = "Your parcel is on its way."
+
+
+def test_a_match_field_json_has_no_form_for_is_kept_as_the_text_the_request_sent(platform):
+    """
+    ``extra`` may hold a known field in a form JSON cannot write (a URL object): the request sends its text, as any
+    request does, and the digest the store keeps is of that text, so the retry of a create whose answer was lost
+    finds it rather than ringing everyone again.
+    """
+    hook = MessagingPlatformHook()
+    once = CreateOnce("0000000000000f01", InMemoryStore())
+    extra = {"TargetsUrl": httpx.URL("https://files.example.com/more-targets.csv")}
+    platform.control.add_fault(kind="commit_then_drop", method="POST", path="/action-pushvoicecall$", count=1)
+    with pytest.raises(MessagingPlatformApiError):
+        hook.create_push_voice_call(
+            VOICE_CHANNELS, targets=VOICE_TARGETS, message=VOICE_MESSAGE, extra=extra, once=once
+        )
+    again = hook.create_push_voice_call(
+        VOICE_CHANNELS, targets=VOICE_TARGETS, message=VOICE_MESSAGE, extra=extra, once=once
+    )
+    assert again["TargetsUrl"] == "https://files.example.com/more-targets.csv"
+    assert [r["method"] for r in platform.control.requests()].count("POST") == 1
+
+
+def test_a_listed_entry_without_a_numeric_id_does_not_stop_the_create_nor_set_its_watermark():
+    """A list answer holding an entry without a usable ``Id``: the create goes on, its watermark the highest Id."""
+    from messaging_platform_provider.client.once import create_once
+    from messaging_platform_provider.client.operations import Operations
+
+    store = InMemoryStore()
+    asked: list[str] = []
+
+    def call(operation: Any, **kwargs: Any) -> Any:
+        asked.append(operation.name)
+        if operation is Operations.list_push_voice_calls:
+            return [{"Id": 7, "Message": "older"}, {"Message": "no id"}, {"Id": None}, {"Id": "pending"}]
+        assert operation is Operations.create_push_voice_call
+        return {"Id": 8}
+
+    body = {"Channels": VOICE_CHANNELS, "Targets": VOICE_TARGETS, "Message": VOICE_MESSAGE}
+    made = create_once(
+        call,
+        Operations.create_push_voice_call,
+        body,
+        CreateOnce("0000000000000f02", store),
+        account_id=1001,
+        path_params={},
+    )
+    assert made == {"Id": 8}
+    assert asked == ["list_push_voice_calls", "create_push_voice_call"]
+    (state,) = store.data.values()
+    assert (state["id"], state["watermark"]) == (8, 7)

@@ -57,6 +57,26 @@ def test_a_lowercase_z_is_not_taken_for_utc():
     )
 
 
+def test_a_date_with_the_utc_designator_is_midnight_of_that_day_on_a_utc_platform():
+    """An xs:date in UTC ("2024-03-01Z") is a date-time: midnight, UTC."""
+    assert platform_datetime("2024-03-01Z", "ValidFrom", "UTC") == datetime(2024, 3, 1, 0, 0, 0)
+
+
+@pytest.mark.parametrize(
+    "text, platform_zone, expected",
+    [
+        ("2026-12-01+02:00", "UTC", datetime(2026, 11, 30, 22, 0, 0)),
+        ("2026-12-01-05:00", "UTC", datetime(2026, 12, 1, 5, 0, 0)),
+        ("2026-12-01Z", "America/Chicago", datetime(2026, 11, 30, 18, 0, 0)),
+    ],
+)
+def test_a_date_with_an_offset_is_midnight_at_that_offset_never_the_offset_read_as_a_time(
+    text, platform_zone, expected
+):
+    """Python's reader takes any character between date and time: "+02:00" was read as two o'clock."""
+    assert platform_datetime(text, "ValidFrom", platform_zone) == expected
+
+
 # -- platform_datetime -------------------------------------------------------------------------------------------------
 
 

@@ -17,6 +17,7 @@ from messaging_platform_provider.client import MessagingPlatformValidationError,
 from messaging_platform_provider.client.async_client import AsyncMessagingPlatformClient
 from messaging_platform_provider.client.bulk import BulkRun, prepare_calls
 from messaging_platform_provider.client.operations import Operations
+from messaging_platform_provider.client.pacing import AdaptivePace
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 from tests.support.waiting import rotate_key, wait_until
 
@@ -173,7 +174,12 @@ class Sleeps:
 
 
 def run_bulk(
-    platform: Any, policy: RetryPolicy, calls: list[dict[str, Any]], sleep: Sleeps, op: Any = Operations.list_campaigns
+    platform: Any,
+    policy: RetryPolicy,
+    calls: list[dict[str, Any]],
+    sleep: Sleeps,
+    op: Any = Operations.list_campaigns,
+    pace: AdaptivePace | None = None,
 ) -> tuple[list[Any], BulkRun]:
     """``calls`` of ``op`` through a ``BulkRun`` on the emulator, its sleeps recorded: the outcomes, and the run."""
     prepared = prepare_calls(op, platform.base_url, platform.seed.account_id, calls)
@@ -181,7 +187,7 @@ def run_bulk(
     async def run() -> tuple[list[Any], BulkRun]:
         client = AsyncMessagingPlatformClient(platform.base_url, platform.seed.api_key, platform.seed.api_secret)
         try:
-            bulk = BulkRun(client, op, prepared, max_in_flight=1, retry_policy=policy, sleep=sleep)
+            bulk = BulkRun(client, op, prepared, max_in_flight=1, retry_policy=policy, pace=pace, sleep=sleep)
             return await bulk.run(), bulk
         finally:
             await client.aclose()
@@ -298,3 +304,41 @@ def test_each_items_query_and_account_are_its_own(platform, hook):
         ("/api/v2.1/account/1001/contact", {"$top": ["2"]}),
         ("/api/v2.1/account/1008/contact", {}),
     ]
+
+
+class PaceClock:
+    """An ``AdaptivePace``'s clock that moves only when the pace sleeps: a run paced without waiting."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def test_answers_5xx_never_speed_the_pace_up_where_other_answers_do(platform):
+    """A 5xx says the platform is overloaded: no reason to go faster. A 404 says it kept up (the item is wrong)."""
+    clock = PaceClock()
+    pace = AdaptivePace(start_rate=10, clock=clock, sleep=clock.sleep)
+    platform.control.add_fault(kind="status", status=500, count=2, method="GET")
+    outcomes, _ = run_bulk(platform, FAST, [{}, {}], Sleeps(), pace=pace)
+    assert [(o.error.status, o.attempts) for o in outcomes if o.error] == [(500, 1), (500, 1)]  # 500: not resent
+    assert pace.rate == 10
+    (outcome,), _ = run_bulk(
+        platform, FAST, [{"coupon_list_id": 999999}], Sleeps(), Operations.get_external_coupon_list, pace=pace
+    )
+    assert outcome.error is not None and outcome.error.status == 404
+    assert pace.rate > 10
+
+
+def test_an_item_with_keys_of_several_types_is_refused_by_name(platform, hook):
+    """Keys that cannot be sorted together (a number beside text) still get the refusal naming the first, as text."""
+    before = len(platform.control.requests())
+    item = {"coupon_list_id": 2001, "coupon_code": "A1", 7: "seven", "zz": 1}
+    with pytest.raises(MessagingPlatformValidationError) as caught:
+        hook.call_many(Operations.delete_external_coupon_code, [item])
+    assert caught.value.field == "calls[0].7"
+    assert len(platform.control.requests()) == before

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import textwrap
 from datetime import datetime, timezone
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -16,17 +17,19 @@ from packaging.version import Version
 
 from messaging_platform_provider.client.errors import MessagingPlatformValidationError
 from messaging_platform_provider.operators import (
+    MessagingPlatformCreateCampaignCouponOperator,
     MessagingPlatformCreateCampaignOperator,
     MessagingPlatformCreateExternalCouponListOperator,
     MessagingPlatformCreatePushVoiceCallOperator,
     MessagingPlatformCreateScheduleOperator,
     MessagingPlatformDeleteExternalCouponCodeOperator,
     MessagingPlatformGetCampaignOperator,
+    MessagingPlatformListCampaignsOperator,
     MessagingPlatformUpdateScheduleOperator,
 )
 from messaging_platform_provider.operators.literals import is_literal
 from tests.support.airflow_versions import AIRFLOW_VERSION, dag_bag
-from tests.support.operator_context import refused, run
+from tests.support.operator_context import fails_without_retry, refused, run
 from tests.support.paths import TEST_DAGS
 
 START = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -115,6 +118,45 @@ def test_a_literal_typo_fails_when_the_operator_is_built(build, message):
     assert message in str(raised.value)
 
 
+def test_a_blank_count_is_left_out_and_the_fields_after_it_are_still_checked():
+    """``max_uses=""`` (what a template that renders to nothing gives) leaves the field out; the check goes on."""
+    with pytest.raises(MessagingPlatformValidationError) as raised:
+        MessagingPlatformCreateCampaignCouponOperator(task_id="t", campaign_id=3001, coupon_type="Bogus", max_uses="")
+    assert raised.value.field == "coupon_type"
+    MessagingPlatformCreateCampaignCouponOperator(task_id="t", campaign_id=3001, coupon_type="Dynamic", max_uses="")
+
+
+def test_an_empty_account_id_written_in_the_dag_file_means_the_connections_account(platform):
+    op = MessagingPlatformListCampaignsOperator(task_id="l", account_id="")
+    assert run(op) == []
+    assert [r["path"] for r in platform.control.requests()] == ["/api/v2.1/account/1001/campaign"]
+
+
+def test_an_operator_given_a_positional_argument_is_refused_not_built_without_it():
+    with pytest.raises(TypeError, match="keyword arguments"):
+        MessagingPlatformGetCampaignOperator("3001", task_id="g", campaign_id=3002)
+
+
+def test_a_mapped_instances_value_is_checked_when_it_runs_failing_it_without_retry(platform):
+    """
+    The instances of ``.expand()`` are built by Airflow when each runs (``render_template_fields``, before
+    ``execute``): a bad value fails that instance as a run-time check does, without retry and before any request,
+    not while Airflow builds it (where it would be an ordinary, retried failure).
+    """
+    with DAG(dag_id="mapped_values", schedule=None, start_date=START) as dag:
+        mapped = MessagingPlatformCreateScheduleOperator.partial(task_id="weekly", **WEEKLY).expand(
+            week_day=["MON", "WEDS"]
+        )
+    ti = SimpleNamespace(dag_id="mapped_values", task_id="weekly", run_id="r1", map_index=1, try_number=1)
+    context: dict[str, Any] = {"ti": ti, "params": {}, "dag": dag, "dag_run": SimpleNamespace(conf={})}
+    mapped.render_template_fields(context)  # as the task runner does: builds the instance, then renders it
+    instance = context["task"]
+    assert instance.week_day == "WEDS"
+    with fails_without_retry(MessagingPlatformValidationError, "week_day: 'WEDS'"):
+        run(instance)
+    assert platform.control.requests() == []
+
+
 def test_templates_and_xcom_args_wait_for_run_time(platform):
     with DAG(dag_id="run_time_values", schedule=None, start_date=datetime(2026, 1, 1, tzinfo=timezone.utc)):
 
@@ -137,7 +179,8 @@ def test_templates_and_xcom_args_wait_for_run_time(platform):
 
     assert [op.task_id for op in templated] == ["t", "u", "v"]
     assert isinstance(day, XComArg) and isinstance(create.output["Id"], XComArg)
-    for value in (day, ["MON", day], create.output["Id"], {"days": [day]}):
+    # template text in a mapping's key too (Airflow renders a mapping's values only: the key stays as written)
+    for value in (day, ["MON", day], create.output["Id"], {"days": [day]}, {"{{ params.key }}": "MON"}):
         assert not is_literal(value), value
     # left as they are for run time, and each makes its task wait for the one whose output it is
     assert weekly.week_day is day and in_a_list.week_day == ["MON", day]

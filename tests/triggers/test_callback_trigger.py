@@ -429,3 +429,408 @@ def test_a_stored_callback_airflow_cannot_carry_is_skipped_by_watcher_and_sensor
     assert store.first_match(same_phone).transaction_id == poison["TransactionId"]
     found = find_callback(store, same_phone, "2000-01-01T00:00:00")
     assert found is not None and found["transaction_id"] == good[1]["TransactionId"]
+
+
+# -- arguments ------------------------------------------------------------------------------------
+
+
+def test_a_watcher_given_only_its_filter_writes_out_the_defaults_and_names_its_consumer_after_the_filter():
+    """The consumer a watcher gets without one is named after its filter: the same filter, the same position."""
+    made = MessagingPlatformCallbackTrigger(callback_types=["Keyword"], keywords=["join"])
+    assert made.serialize() == (
+        WATCHER,
+        {
+            "callback_types": [1],
+            "keywords": ["JOIN"],
+            "account_ids": [],
+            "phone_numbers": [],
+            "consumer": "trigger:type=Keyword,keyword=JOIN",
+            "database_url": None,
+            "start": "latest",
+            "poll_interval": 1.0,
+            "batch_size": 100,
+        },
+    )
+    assert MessagingPlatformCallbackTrigger().consumer == "trigger:all"
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda: trigger(poll_interval=0), "poll_interval must be greater than 0"),
+        (lambda: trigger(poll_interval=-1), "poll_interval must be greater than 0"),
+        (lambda: trigger(batch_size=0), "batch_size must be a whole number of at least 1, not 0"),
+        (lambda: trigger(batch_size=0.5), "batch_size must be a whole number of at least 1, not 0.5"),
+        (lambda: trigger(start="newest"), "start must be 'latest' or 'earliest'"),
+        (
+            lambda: MessagingPlatformCallbackSensorTrigger(
+                filter_kwargs={}, received_after="2026-12-01T09:00:00+00:00", poll_interval=0
+            ),
+            "poll_interval must be greater than 0",
+        ),
+    ],
+    ids=[
+        "zero-poll-interval",
+        "negative-poll-interval",
+        "zero-batch-size",
+        "fractional-batch-size",
+        "unknown-start",
+        "sensor-zero-poll",
+    ],
+)
+def test_an_argument_that_would_spin_or_read_nothing_is_refused_naming_it(make, message):
+    """A zero poll interval would query the store in a tight loop, a zero batch size read nothing, ever (a fraction of
+    one was read as 0)."""
+    with pytest.raises(ValueError) as raised:
+        make()
+    assert str(raised.value) == message
+
+
+# -- what a watcher matches, and how it reads the store ---------------------------------------------
+
+
+def stored(store, *bodies: dict, received_at: Any = None) -> None:
+    """Store ``bodies`` (received at ``received_at``, naive UTC, when given: the receiver's clock)."""
+    import dataclasses
+
+    items = [NewCallback.from_model(parse_callback(b)) for b in bodies]
+    if received_at is not None:
+        items = [dataclasses.replace(item, received_at=received_at) for item in items]
+    store.add_many(items)
+
+
+class CaughtUp(Exception):
+    """The watcher's stream began its pause between reads: it has read everything stored."""
+
+
+def pauses_end_the_stream(monkeypatch: pytest.MonkeyPatch, record: list[tuple[Any, ...]] | None = None) -> None:
+    """A watcher's stream raises ``CaughtUp`` where it would pause (the pause recorded in ``record``)."""
+    from types import SimpleNamespace
+
+    from messaging_platform_provider.triggers import callback as callback_module
+
+    async def pause(seconds: float) -> None:
+        if record is not None:
+            record.append(("pause", seconds))
+        raise CaughtUp
+
+    monkeypatch.setattr(callback_module, "asyncio", SimpleNamespace(to_thread=asyncio.to_thread, sleep=pause))
+
+
+def test_a_watcher_passes_exactly_the_callbacks_its_filter_matches(store, monkeypatch):
+    """
+    Every criterion holds: type, keyword, account and phone number. Both halves are checked: what the stream that
+    Airflow's triggerer opens for the watcher reads from the store (``create_shared_stream_producer``, also behind
+    ``run``), and what the watcher passes on from a shared stream carrying every callback.
+    """
+    joins, stops = [keyword(), keyword("Join")], [callback(6)]  # account 1001; +15550100000 and +15550100002
+    others = [  # each differs from what one of the watchers wants in one criterion only
+        keyword("STOPNOW"),
+        keyword(AccountId=1002),
+        callback(6, AccountId=1002),
+        keyword(PhoneNumber="+15550100009"),
+        callback(6, PhoneNumber="+15550100009"),
+        keyword(PhoneNumber="+15550100002"),  # not a Stop callback
+        callback(3, PhoneNumber="+15550100002"),
+    ]
+    stored(store, joins[0], *others, stops[0], joins[1])
+    everything = [row.to_event() for row in store.read_after(0)]
+    pauses_end_the_stream(monkeypatch)
+
+    async def read_by_the_stream(made: MessagingPlatformCallbackTrigger) -> list[dict]:
+        stream = type(made).create_shared_stream_producer(made.serialize()[1]).open_stream()
+        events = []
+        with pytest.raises(CaughtUp):
+            async for event, seq in stream:
+                assert seq == event["seq"]
+                events.append(event)
+        return events
+
+    async def passed_by_the_filter(made: MessagingPlatformCallbackTrigger) -> list[Any]:
+        async def shared() -> Any:
+            for raw in everything:
+                yield raw
+
+        return [event async for event in made.filter_shared_stream(shared())]
+
+    watchers = [
+        (trigger(consumer=None, account_ids=[1001], phone_numbers=["+1 555 010 0000"], start="earliest"), joins),
+        (
+            MessagingPlatformCallbackTrigger(
+                callback_types=["Stop"], account_ids=1001, phone_numbers="+1 555 010 0002", start="earliest"
+            ),
+            stops,
+        ),
+    ]
+    for made, wanted in watchers:
+        expected = [b["TransactionId"] for b in wanted]
+        assert [e["transaction_id"] for e in asyncio.run(read_by_the_stream(made))] == expected, made.consumer
+        assert ids(asyncio.run(passed_by_the_filter(made))) == expected, made.consumer
+
+
+def test_a_backlog_is_read_in_batches_without_pausing_then_the_watcher_polls_at_its_interval(
+    database_url, store, monkeypatch
+):
+    """
+    A watcher that was down catches up at once, ``batch_size`` callbacks a query; only a read that found less
+    than a full batch (it has caught up) is followed by the ``poll_interval`` pause.
+    """
+    from messaging_platform_provider.callbacks.store import shared_store
+
+    backlog = [keyword() for _ in range(5)]
+    stored(store, *backlog)
+    happened: list[tuple[Any, ...]] = []
+    triggerers_store = shared_store(database_url)
+    real_read = triggerers_store.read_after
+
+    def read_after(position: int, filt: Any = None, limit: int = 100) -> list[Any]:
+        rows = real_read(position, filt, limit)
+        happened.append(("read", limit, len(rows)))
+        return rows
+
+    monkeypatch.setattr(triggerers_store, "read_after", read_after)
+    pauses_end_the_stream(monkeypatch, happened)
+    made = trigger(start="earliest", batch_size=2, poll_interval=7)
+
+    async def scenario() -> list[dict]:
+        stream = type(made).create_shared_stream_producer(made.serialize()[1]).open_stream()
+        events = [(await anext(stream))[0] for _ in backlog]
+        with pytest.raises(CaughtUp):
+            await anext(stream)
+        return events
+
+    events = asyncio.run(scenario())
+    assert [e["transaction_id"] for e in events] == [b["TransactionId"] for b in backlog]
+    assert happened == [("read", 2, 2), ("read", 2, 2), ("read", 2, 1), ("pause", 7.0)]
+
+
+def test_watcher_and_sensor_trigger_read_the_store_they_name(tmp_path, store):
+    """
+    A trigger given ``database_url`` reads that store, not the configured one; two watchers of one consumer name
+    on two stores are two streams (and two positions) in one triggerer.
+    """
+    from messaging_platform_provider.callbacks.store import CallbackStore
+
+    elsewhere_url = f"sqlite:///{tmp_path / 'elsewhere.db'}"
+    elsewhere = CallbackStore(elsewhere_url)
+    here_bodies, there_bodies = [keyword(), keyword()], [keyword(), keyword()]
+    stored(store, *here_bodies)
+    stored(elsewhere, *there_bodies)
+    here = trigger(start="earliest")
+    there = trigger(start="earliest", database_url=elsewhere_url)  # the same consumer name
+
+    async def both() -> tuple[list[str], list[str]]:
+        first: Any = harness_for(here)
+        if HAVE_SHARED_STREAMS:  # one triggerer: one shared stream manager for both
+            second: Any = TriggererHarness(there, trigger_id=2)
+            second.manager = first.manager
+        else:
+            second = harness_for(there)
+        await first.start()
+        await second.start()
+        await first.wait_for(2)
+        await second.wait_for(2)
+        if HAVE_SHARED_STREAMS:
+            await second.crash_task()  # the manager they share stops with the first
+        else:
+            await second.crash()
+        await first.crash()
+        return ids(first.yielded), ids(second.yielded)
+
+    try:
+        assert asyncio.run(both()) == (
+            [b["TransactionId"] for b in here_bodies],
+            [b["TransactionId"] for b in there_bodies],
+        )
+        sensor_trigger = MessagingPlatformCallbackSensorTrigger(
+            filter_kwargs={"callback_types": [1]},
+            received_after="2000-01-01T00:00:00+00:00",
+            database_url=elsewhere_url,
+            poll_interval=0.02,
+            try_number=3,
+        )
+        event = asyncio.run(first_sensor_event(sensor_trigger))
+        found = event.pop("callback")
+        assert event == {"outcome": "success", "try_number": 3}
+        assert found["transaction_id"] == there_bodies[0]["TransactionId"]
+    finally:
+        elsewhere.close()
+
+
+async def first_sensor_event(made: MessagingPlatformCallbackSensorTrigger) -> dict[str, Any]:
+    events: Any = made.run()
+    try:
+        event = await asyncio.wait_for(anext(events), 30)
+    finally:
+        await events.aclose()
+    payload: dict[str, Any] = event.payload
+    return payload
+
+
+# -- the callback sensor's deferred wait ------------------------------------------------------------
+
+
+def test_the_sensor_trigger_times_out_at_its_deadline_not_before_and_not_after(database_url, store, monkeypatch):
+    """
+    On a clock of the test's: a deadline half a second away and a 5 s poll interval. The trigger queries, pauses
+    only until the deadline, queries once more, and at the deadline instant reports the timeout (as the schedule
+    waits do: ``after_round``).
+    """
+    from datetime import datetime, timedelta, timezone
+    from types import SimpleNamespace
+
+    from messaging_platform_provider.triggers import callback as callback_module
+    from messaging_platform_provider.waiting import deadline as deadline_module
+
+    start = datetime(2026, 12, 1, 9, 0, tzinfo=timezone.utc)
+    deadline = (start + timedelta(seconds=0.5)).isoformat()
+    clock = {"now": start}
+    pauses: list[float] = []
+    queries: list[str] = []
+    real_sleep, real_find = asyncio.sleep, callback_module.find_callback
+
+    class TestClock(datetime):
+        @classmethod
+        def now(cls, tz: Any = None) -> Any:
+            return clock["now"]
+
+    async def pause(seconds: float) -> None:
+        pauses.append(seconds)
+        assert len(pauses) <= 5, f"still waiting after pauses of {pauses} s (deadline {deadline})"
+        clock["now"] += timedelta(seconds=seconds)
+        await real_sleep(0)
+
+    def find_callback(*args: Any) -> Any:
+        queries.append(clock["now"].isoformat())
+        return real_find(*args)
+
+    stored(store, callback(3), received_at=datetime(2026, 12, 1, 9, 0))  # not what the sensor waits for
+    monkeypatch.setattr(deadline_module, "datetime", TestClock)
+    monkeypatch.setattr(callback_module, "asyncio", SimpleNamespace(to_thread=asyncio.to_thread, sleep=pause))
+    monkeypatch.setattr(callback_module, "find_callback", find_callback)
+    made = MessagingPlatformCallbackSensorTrigger(
+        filter_kwargs={"callback_types": [1]},
+        received_after=start.isoformat(),
+        poll_interval=5,
+        deadline=deadline,
+        try_number=2,
+    )
+    event = asyncio.run(first_sensor_event(made))
+    assert event == {"outcome": "timeout", "message": f"no matching callback by {deadline}", "try_number": 2}
+    assert pauses == [0.5]
+    assert queries == [start.isoformat(), deadline]
+
+
+# -- find_callback: the one query of the callback sensor's poke and deferred paths ---------------------
+
+
+@pytest.fixture
+def local_time_not_utc():
+    """The process's local time zone set to UTC+05:30 (the store, and the sensor's instants, are in UTC)."""
+    import os
+
+    old = os.environ.get("TZ")
+    os.environ["TZ"] = "Asia/Kolkata"
+    time.tzset()
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("TZ", None)
+        else:
+            os.environ["TZ"] = old
+        time.tzset()
+
+
+def test_the_sensor_query_compares_instants_in_utc_whatever_the_local_time_zone(store, local_time_not_utc):
+    """An instant with an offset or a Z is taken at its UTC value; a naive one is UTC (not local time)."""
+    from datetime import datetime, timedelta, timezone
+
+    from messaging_platform_provider.callbacks.filters import CallbackFilter
+    from messaging_platform_provider.triggers.callback import find_callback
+
+    body = keyword()
+    stored(store, body, received_at=datetime(2026, 12, 1, 9, 30))  # 09:30 UTC
+    wanted = CallbackFilter.build(callback_types=["Keyword"])
+
+    def found(instant: Any) -> str | None:
+        match = find_callback(store, wanted, instant)
+        return match["transaction_id"] if match is not None else None
+
+    at_or_before = [
+        "2026-12-01T10:00:00+01:00",
+        "2026-12-01T09:00:00Z",
+        "2026-12-01T09:30:00",
+        "2026-12-01T04:30:00-05:00",
+        datetime(2026, 12, 1, 4, 0, tzinfo=timezone(timedelta(hours=-5))),
+    ]
+    after = ["2026-12-01T10:31:00+01:00", "2026-12-01T09:31:00Z", "2026-12-01T09:31:00", datetime(2026, 12, 1, 9, 31)]
+    assert [found(instant) for instant in at_or_before] == [body["TransactionId"]] * len(at_or_before)
+    assert [found(instant) for instant in after] == [None] * len(after)
+
+
+def test_the_sensor_query_skips_an_uncarriable_callback_without_taking_one_received_before_the_instant(store):
+    """
+    Receivers commit in their own order, so a callback stored later (a higher seq) may have been received
+    earlier. Past a callback Airflow cannot carry, the query still wants one received at or after the instant.
+    """
+    from datetime import datetime
+
+    from messaging_platform_provider.callbacks.filters import CallbackFilter
+    from messaging_platform_provider.triggers.callback import find_callback
+
+    poison, early, late = keyword(ContactId=2**64), keyword(), keyword()
+    stored(store, poison, received_at=datetime(2026, 12, 1, 10, 0))
+    stored(store, early, received_at=datetime(2026, 12, 1, 8, 0))  # before the instant: not the answer
+    stored(store, late, received_at=datetime(2026, 12, 1, 10, 30))
+    found = find_callback(store, CallbackFilter.build(callback_types=["Keyword"]), "2026-12-01T09:00:00+00:00")
+    assert found is not None and found["transaction_id"] == late["TransactionId"]
+
+
+# -- the position: committed through what Airflow confirmed, never backwards ---------------------------
+
+
+@needs_shared_streams
+def test_an_unconfirmed_event_stops_the_position_before_it_and_the_stream_reads_it_again(store):
+    """
+    ``advance`` as Airflow's shared stream manager calls it: a batch whose second event one of the watchers
+    sharing the stream could not persist (an ack timeout). The position is committed through the first only, the
+    stream stops with an error naming where it restarts, and the restarted stream reads the second again; a
+    triggerer behind (another one sharing the consumer) never moves the position back.
+    """
+    from airflow.triggers.shared_stream import AdvanceItem, AdvanceOutcome
+
+    from messaging_platform_provider.triggers.callback import CallbackNotPersisted
+
+    made = trigger(start="earliest")
+    bodies = [keyword(), keyword(), keyword()]
+    stored(store, *bodies)
+    clean, failed = AdvanceOutcome(acked=2, failed=0), AdvanceOutcome(acked=1, failed=1)
+
+    async def a_stream_reads(count: int) -> tuple[Any, list[int]]:
+        producer = type(made).create_shared_stream_producer(made.serialize()[1])
+        stream = producer.open_stream()
+        seqs = [(await anext(stream))[1] for _ in range(count)]
+        await stream.aclose()
+        return producer, seqs
+
+    async def scenario() -> None:
+        first, seqs = await a_stream_reads(3)
+        assert seqs == [1, 2, 3]
+        batch = [AdvanceItem(1, clean), AdvanceItem(2, failed), AdvanceItem(3, clean)]
+        with pytest.raises(CallbackNotPersisted) as raised:
+            await first.advance(batch)
+        assert str(raised.value) == (
+            f"consumer {CONSUMER!r}: an event after seq 1 was not confirmed persisted; "
+            "it will be read again from the committed position"
+        )
+        assert store.position(CONSUMER) == 1
+        again, seqs = await a_stream_reads(2)  # the group restarted: a new stream from the committed position
+        assert seqs == [2, 3]
+        await again.advance([AdvanceItem(2, clean), AdvanceItem(3, clean)])
+        assert store.position(CONSUMER) == 3
+        behind, _ = await a_stream_reads(0)
+        await behind.advance([AdvanceItem(2, clean)])  # a triggerer that was behind confirms an older event
+        assert store.position(CONSUMER) == 3
+
+    asyncio.run(scenario())

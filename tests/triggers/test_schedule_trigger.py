@@ -379,3 +379,102 @@ def test_the_first_trigger_in_a_process_freezes_the_start_up_heap(triggerer_prob
         assert after > 100_000  # Airflow's start-up heap, now skipped by every collection
     else:
         assert after == 0
+
+
+# -- the first poll, the account, the log ---------------------------------------------------------------
+
+
+def test_a_trigger_past_its_deadline_polls_at_once_without_spreading_its_first_poll(platform, monkeypatch):
+    """
+    Triggers restored together spread their first poll over up to 2 s, but never past the deadline: one whose
+    deadline has passed polls at once (the spread drawn at its longest here) and reports the timeout.
+    """
+    schedule = Lifecycle(platform).new_schedule(**PARKED)
+    pauses: list[float] = []
+    real_sleep = asyncio.sleep
+
+    async def recorded_sleep(seconds: float) -> None:
+        pauses.append(seconds)
+        await real_sleep(0)
+
+    monkeypatch.setattr(schedule_module, "random", SimpleNamespace(uniform=lambda low, high: high))
+    monkeypatch.setattr(schedule_module, "asyncio", SimpleNamespace(sleep=recorded_sleep))
+    event = run_trigger(trigger([schedule["Id"]], poll_interval=600, deadline=deadline_after(-1)))
+    assert event["outcome"] == "timeout"
+    assert pauses == [0.0]
+
+
+def test_the_schedules_are_read_in_the_account_the_trigger_names(platform):
+    """Not the connection's (where the schedule has completed): an account that does not exist answers 404."""
+    schedule = Lifecycle(platform).new_schedule(pending_seconds=0, processing_seconds=0, outcome="Completed")
+    other = platform.seed.account_id + 7
+    before = len(platform.control.requests())
+    event = run_trigger(trigger([schedule["Id"]], account_id=other))
+    assert event["outcome"] == "failure" and event["fatal"] is True
+    path = f"/account/{other}/action/5001/schedule/{schedule['Id']}"
+    assert f"GET {path} failed with HTTP 404" in event["message"]
+    assert [r["path"] for r in platform.control.requests()[before:]] == [f"/api/v2.1{path}"]
+
+
+def test_an_unknown_status_is_logged_once_and_the_wait_goes_on(monkeypatch):
+    """The emulator never answers a ProcessStatus outside the five, so the connection's hook is a stand-in."""
+    from contextlib import asynccontextmanager
+
+    import structlog.testing
+
+    from messaging_platform_provider.triggers import pool
+
+    class QueuedThenCompleted:
+        def __init__(self) -> None:
+            self.answers = ["Queued", "Queued", "Completed"]
+
+        async def call(self, operation: Any, **kwargs: Any) -> dict[str, Any]:
+            status = self.answers.pop(0)
+            return {"Id": int(kwargs["schedule_id"]), "ActionId": int(kwargs["action_id"]), "ProcessStatus": status}
+
+    @asynccontextmanager
+    async def stand_in(conn_id: str) -> Any:
+        yield QueuedThenCompleted()
+
+    monkeypatch.setattr(pool, "shared_hook", stand_in)
+    monkeypatch.setattr(schedule_module, "FIRST_POLL_SPREAD", 0.0)
+    with structlog.testing.capture_logs() as logs:
+        event = run_trigger(trigger([7001], poll_interval=0.01))
+    assert event["outcome"] == "success" and event["ended_status"] == "Completed"
+    assert [(entry["log_level"], entry["event"]) for entry in logs if entry["log_level"] != "debug"] == [
+        ("warning", "schedule 7001 of action 5001 has an unknown ProcessStatus 'Queued'; still waiting")
+    ]
+
+
+# -- the start-up heap ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "setting, freezes",
+    [(None, True), ("true", True), ("false", False), (" False ", False), ("0", False), ("no", False), ("OFF", False)],
+)
+def test_the_first_trigger_of_a_process_freezes_the_heap_once_unless_turned_off(monkeypatch, setting, freezes):
+    """
+    In-process (the fresh-process probe above cannot see a mutant): the first call freezes what is alive then,
+    unless ``MESSAGING_PLATFORM_TRIGGERER_FREEZE_HEAP`` turns it off; no later trigger of the process freezes
+    again (that would keep the garbage of the moment for good, each time a trigger starts).
+    """
+    import gc
+
+    from messaging_platform_provider.triggers import heap
+
+    def collected(thing: object) -> bool:
+        """Whether the garbage collector's collections still walk ``thing`` (a frozen object is left out)."""
+        return any(tracked is thing for tracked in gc.get_objects())
+
+    monkeypatch.setattr(heap, "_done", False)  # no trigger has started in this "process" yet
+    if setting is None:
+        monkeypatch.delenv(heap.ENV, raising=False)
+    else:
+        monkeypatch.setenv(heap.ENV, setting)
+    start_up: list[Any] = []  # alive when the first trigger starts
+    heap.freeze_startup_heap()
+    later: list[Any] = []  # made afterwards, by the triggers
+    heap.freeze_startup_heap()  # the next trigger
+    assert collected(start_up) is not freezes
+    assert collected(later)

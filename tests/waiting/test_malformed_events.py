@@ -3,7 +3,8 @@ A trigger event the task cannot read (not a mapping, no outcome, an outcome it d
 ordinary, retried failure that names what is wrong: it never counts as success, however much of a successful event
 it carries. For every place a task resumes from an event: the create-and-wait operators, both sensors, and
 ``waiting.outcome.conclude`` which the schedule waits share. No network: the event is handed to the task directly.
-Well-formed events, and what ``deferrable=None`` means, for contrast.
+Well-formed events, for contrast; and what ``deferrable=None`` means, for the sensors and the create-and-wait
+operators.
 """
 
 from __future__ import annotations
@@ -140,3 +141,11 @@ def test_deferrable_none_follows_airflows_default_deferrable(monkeypatch, settin
         monkeypatch.setenv("AIRFLOW__OPERATORS__DEFAULT_DEFERRABLE", setting)
     assert default_deferrable() is expected
     assert MessagingPlatformScheduleSensor(task_id="t", action_id=5001, schedule_id=7001).deferrable is expected
+    # and the create-and-wait operators, built without ``deferrable``
+    schedule = MessagingPlatformCreateScheduleOperator(
+        task_id="t", action_id=5001, run_once_at="2026-12-01T09:00:00", wait_for_completion=True
+    )
+    call = MessagingPlatformCreatePushVoiceCallOperator(
+        task_id="t", channels=["+15125550100"], targets=["+15125550111"], message="Hi", wait_for_completion=True
+    )
+    assert (schedule.deferrable, call.deferrable) == (expected, expected)

@@ -15,14 +15,24 @@ CATCH_UP_LIMIT = 1000
 
 
 def callbacks_from_asset_events(events: Iterable[Any]) -> list[dict[str, Any]]:
-    """The trigger events carried by asset events (``triggering_asset_events[asset]``), oldest first."""
+    """
+    The trigger events carried by asset events (``triggering_asset_events[asset]``), oldest first.
+
+    A callback trigger's event always has the store's ``seq`` (a positive integer) and a ``transaction_id``. An
+    asset event without them came from elsewhere (a producer task, the UI, the REST API) and is skipped: read as
+    seq 0, it would make the run take on every callback in the store.
+    """
     found = []
     for event in events:
         extra = getattr(event, "extra", None) or (event.get("extra") if isinstance(event, Mapping) else None) or {}
         payload = extra.get("payload") if isinstance(extra, Mapping) else None
-        if isinstance(payload, Mapping) and payload.get("transaction_id"):
+        if isinstance(payload, Mapping) and payload.get("transaction_id") and _is_seq(payload.get("seq")):
             found.append(dict(payload))
-    return sorted(found, key=lambda e: int(e.get("seq") or 0))
+    return sorted(found, key=lambda e: e["seq"])
+
+
+def _is_seq(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
 def claim_callbacks(
@@ -60,10 +70,10 @@ def claim_callbacks_for_run(
     if not own:
         return []
     store = shared_store(watcher.database_url)
-    first = min(int(c.get("seq") or 0) for c in own)
+    first = own[0]["seq"]
     later = [row.to_event() for row in store.read_after(first, watcher.filter, limit) if row.is_carriable()]
     return claim_callbacks(
-        sorted([*own, *later], key=lambda c: int(c.get("seq") or 0)),
+        sorted([*own, *later], key=lambda c: c["seq"]),
         consumer=watcher.consumer,
         owner=owner,
         database_url=watcher.database_url,

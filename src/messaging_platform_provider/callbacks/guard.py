@@ -84,10 +84,15 @@ class ConnectionBook:
 
 
 def head_size(scope: Any) -> int:
-    """The bytes of a parsed request head: method, target, version and every header line."""
-    target = len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"") + 1
+    """
+    The bytes of a parsed request head: ``METHOD SP path[?query] SP HTTP/1.1 CRLF``, every ``name: value CRLF``
+    and the closing CRLF (a ``?`` with nothing after it is the one byte not counted).
+    """
+    query = scope.get("query_string") or b""
+    target = len(scope.get("raw_path") or b"") + (1 + len(query) if query else 0)
+    request_line = len(scope.get("method") or "") + 1 + target + 1 + len("HTTP/1.1\r\n")
     headers = sum(len(name) + len(value) + 4 for name, value in scope.get("headers") or ())
-    return len(scope.get("method") or "") + target + len("HTTP/1.1\r\n") + headers + 2
+    return request_line + headers + 2
 
 
 def bounded_head_app(app: Any, max_head_bytes: int) -> Any:

@@ -89,14 +89,22 @@ def zone(name: str | None) -> ZoneInfo:
         raise MessagingPlatformValidationError("timezone", f"{name!r} is not an IANA time zone name") from exc
 
 
+#: A date with a UTC designator or an offset and no time of day: "2026-12-01Z", "2026-12-01+02:00".
+_DATE_WITH_OFFSET = re.compile(r"(?P<date>\d{4}-\d{2}-\d{2})(?P<offset>Z|[+-]\d{2}:\d{2})")
+
+
 def to_datetime(value: Any, field: str) -> datetime:
     if isinstance(value, datetime):
         return value
     if isinstance(value, date):
         return datetime(value.year, value.month, value.day)
     if isinstance(value, str):
+        text = value.strip()
+        dated = _DATE_WITH_OFFSET.fullmatch(text)
+        if dated:  # Python reads "2026-12-01+02:00" as 02:00 (any character may part date and time): midnight
+            text = f"{dated['date']}T00:00:00{dated['offset']}"
         try:
-            return datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+            return datetime.fromisoformat(text.replace("Z", "+00:00"))
         except ValueError:
             pass
     raise MessagingPlatformValidationError(

@@ -50,6 +50,12 @@ def _positive(name: str, value: float) -> float:
     return float(value)
 
 
+def _count(name: str, value: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a whole number of at least 1, not {value!r}")
+    return value
+
+
 class CallbackStoreProducer(SharedStreamProducer):
     """
     The "broker" side of the watcher: reads the store from the consumer's committed position and commits the
@@ -160,7 +166,7 @@ class MessagingPlatformCallbackTrigger(BaseEventTrigger):
         self.database_url = database_url
         self.start = start
         self.poll_interval = _positive("poll_interval", poll_interval)
-        self.batch_size = int(_positive("batch_size", batch_size))
+        self.batch_size = _count("batch_size", batch_size)
 
     def serialize(self) -> tuple[str, dict[str, Any]]:
         return (
