@@ -784,22 +784,23 @@ def drive(platform: Any, account: Account, point: Point, *, rotation_account: in
     assert lease_kept(inner) is False  # done, or stopped for good: released
 
 
-@pytest.fixture
-def seeded(platform: Any) -> Account:
-    """The seeded account 1001 through its seeded key, the manager's default account."""
-    seed = platform.seed
-    assert (seed.account_id, seed.api_key_id) == (1001, 1)
-    return Account(platform, 1001, seed.api_key, seed.api_secret, 1001, old_id=2)
+def workload(account: Account) -> tuple[Credential, InMemoryTarget]:
+    """The target's key 2 (made now) and a target holding it."""
+    with account.manager() as manager:
+        old = manager.create_api_key("Workload")
+    assert old["Id"] == 2
+    credential = Credential(old["Key"], old["Secret"])
+    return credential, InMemoryTarget(credential, name=TARGET)
 
 
 @pytest.mark.parametrize("name", list(POINTS))
-def test_a_failure_point_leaves_a_working_key_and_the_retry_finishes(platform, seeded, name):
-    drive(platform, seeded, POINTS[name])
+def test_a_failure_point_leaves_a_working_key_and_the_retry_finishes(platform, account, name):
+    drive(platform, account, POINTS[name])
 
 
 @pytest.mark.parametrize("name", list(MORE_POINTS))
-def test_an_unreadable_target_at_a_later_read_leaves_a_working_key(platform, seeded, name):
-    drive(platform, seeded, MORE_POINTS[name])
+def test_an_unreadable_target_at_a_later_read_leaves_a_working_key(platform, account, name):
+    drive(platform, account, MORE_POINTS[name])
 
 
 def test_the_table_has_every_failure_point_of_the_reliability_docs():
@@ -1011,14 +1012,14 @@ def test_a_connection_of_another_account_rotating_its_own_key(platform, tenant):
 # -- revoke_old=False ------------------------------------------------------------------------------------------------
 
 
-def test_without_revoking_the_old_key_stays_valid_and_its_id_is_returned(platform, seeded):
-    with seeded.manager() as manager:
+def test_without_revoking_the_old_key_stays_valid_and_its_id_is_returned(platform, account):
+    with account.manager() as manager:
         old = manager.create_api_key("Workload")
     old_credential = Credential(old["Key"], old["Secret"])
     target = InMemoryTarget(old_credential, name=TARGET)
     passed: list[str] = []
     rotation = ApiKeyRotation(
-        seeded.manager(), target, once=CreateOnce(TOKEN, Store()), revoke_old=False, on_step=passed.append
+        account.manager(), target, once=CreateOnce(TOKEN, Store()), revoke_old=False, on_step=passed.append
     )
     result = rotation.run()
     assert result == RotationResult(TARGET, 2, 3, NEW_LABEL, False)
@@ -1033,9 +1034,9 @@ def test_without_revoking_the_old_key_stays_valid_and_its_id_is_returned(platfor
         "notes": [],
     }
     assert passed == ["old_key_recorded", "new_key_created", "new_key_verified", "stored", "stored_verified"]
-    assert seeded.held_key(target) == 3
-    assert seeded.valid() == (SEEDED, OLD, new(3))
-    assert seeded.works(old_credential) is True
+    assert account.held_key(target) == 3
+    assert account.valid() == (SEEDED, OLD, new(3))
+    assert account.works(old_credential) is True
     assert not [r for r in platform.control.requests() if r["method"] == "DELETE"]
     assert lease_kept(target) is False
 
@@ -1070,22 +1071,22 @@ class IdAs:
         pytest.param(lambda i: f" {i}\n", id="digits with blanks"),
     ],
 )
-def test_a_key_id_sent_as_its_digits_is_a_whole_number(platform, seeded, shown):
-    with seeded.manager() as manager:
+def test_a_key_id_sent_as_its_digits_is_a_whole_number(platform, account, shown):
+    with account.manager() as manager:
         old = manager.create_api_key("Workload")
     target = InMemoryTarget(Credential(old["Key"], old["Secret"]), name=TARGET)
-    result = ApiKeyRotation(IdAs(seeded.manager(), shown), target, once=CreateOnce(TOKEN, Store())).run()
+    result = ApiKeyRotation(IdAs(account.manager(), shown), target, once=CreateOnce(TOKEN, Store())).run()
     assert result == RotationResult(TARGET, 2, 3, NEW_LABEL, True)
     assert type(result.new_key_id) is int
-    assert seeded.held_key(target) == 3 and seeded.valid() == (SEEDED, new(3))
+    assert account.held_key(target) == 3 and account.valid() == (SEEDED, new(3))
 
 
-def test_a_key_id_that_is_a_boolean_is_malformed(platform, seeded):
+def test_a_key_id_that_is_a_boolean_is_malformed(platform, account):
     """``True`` is an ``int`` to Python, not an id: the key made is revoked, a retry cannot help."""
-    with seeded.manager() as manager:
+    with account.manager() as manager:
         old = manager.create_api_key("Workload")
     target = InMemoryTarget(Credential(old["Key"], old["Secret"]), name=TARGET)
-    rotation = ApiKeyRotation(IdAs(seeded.manager(), lambda i: True), target, once=CreateOnce(TOKEN, Store()))
+    rotation = ApiKeyRotation(IdAs(account.manager(), lambda i: True), target, once=CreateOnce(TOKEN, Store()))
     assert outcome_of(rotation) == Failed(
         "create_new_key",
         "API key rotation stopped at step 'create_new_key': the platform answered the create with a malformed key "
@@ -1096,7 +1097,7 @@ def test_a_key_id_that_is_a_boolean_is_malformed(platform, seeded):
         None,
         retry_cannot_help=True,
     )
-    assert seeded.held_key(target) == 2 and seeded.valid() == (SEEDED, OLD)
+    assert account.held_key(target) == 2 and account.valid() == (SEEDED, OLD)
 
 
 @pytest.mark.parametrize(

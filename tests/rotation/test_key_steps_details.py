@@ -48,26 +48,9 @@ from tests.rotation.test_failure_points import (
     new,
     outcome_of,
     rotated,
+    workload,
 )
 from tests.support.airflow_versions import secrets_masker
-
-
-@pytest.fixture
-def account(platform: Any) -> Account:
-    """The seeded account 1001 through its seeded key, the manager's default account."""
-    seed = platform.seed
-    assert (seed.account_id, seed.api_key_id) == (1001, 1)
-    return Account(platform, 1001, seed.api_key, seed.api_secret, 1001, old_id=2)
-
-
-def workload(account: Account) -> tuple[Credential, InMemoryTarget]:
-    """The target's key 2 and a target holding it."""
-    with account.manager() as manager:
-        old = manager.create_api_key("Workload")
-    assert old["Id"] == 2
-    credential = Credential(old["Key"], old["Secret"])
-    return credential, InMemoryTarget(credential, name=TARGET)
-
 
 # -- the revoke of the old key: never while the target may use it ------------------------------------------------
 

@@ -31,7 +31,6 @@ from tests.rotation.test_failure_points import (
     OTHER,
     RESUMED,
     SEEDED,
-    TARGET,
     TOKEN,
     Account,
     Died,
@@ -44,6 +43,7 @@ from tests.rotation.test_failure_points import (
     new,
     outcome_of,
     rotated,
+    workload,
 )
 
 Action = Callable[["Scripted"], None]
@@ -115,21 +115,6 @@ def wiping_write(target: Scripted, credential: Credential) -> None:
     """The write fails half-way, leaving nothing."""
     empty(target)
     raise OSError("the secrets backend lost the secret while writing")
-
-
-@pytest.fixture
-def account(platform: Any) -> Account:
-    seed = platform.seed
-    assert (seed.account_id, seed.api_key_id) == (1001, 1)
-    return Account(platform, 1001, seed.api_key, seed.api_secret, 1001, old_id=2)
-
-
-def workload(account: Account) -> tuple[Credential, InMemoryTarget]:
-    with account.manager() as manager:
-        old = manager.create_api_key("Workload")
-    assert old["Id"] == 2
-    credential = Credential(old["Key"], old["Secret"])
-    return credential, InMemoryTarget(credential, name=TARGET)
 
 
 def other_key(account: Account) -> Credential:

@@ -111,14 +111,6 @@ class RenewalFails:
         self.inner.release(owner)
 
 
-@pytest.fixture
-def account(platform: Any) -> Account:
-    """The seeded account 1001 through its seeded key (``test_failure_points``'s ``seeded``)."""
-    seed = platform.seed
-    assert (seed.account_id, seed.api_key_id) == (1001, 1)
-    return Account(platform, 1001, seed.api_key, seed.api_secret, 1001, old_id=2)
-
-
 def workload(account: Account) -> InMemoryTarget:
     """The target, on a fresh key 2 of the account."""
     with account.manager() as manager:
