@@ -43,11 +43,9 @@ def waiting_on_locks(store: CallbackStore) -> int:
 @contextmanager
 def table_held(store: CallbackStore, table: str) -> Iterator[None]:
     """``table`` locked in SHARE mode (readers pass, writers wait) until the block ends."""
-    with store.engine.connect() as conn:
-        conn.begin()
+    with store.engine.begin() as conn:  # committed when the block ends (SQLAlchemy 1.4 and 2)
         conn.execute(text(f"LOCK TABLE {table} IN SHARE MODE"))
         yield
-        conn.commit()
 
 
 def both_stopped(store: CallbackStore, pool: ThreadPoolExecutor, *calls: Callable[[], Any]) -> list[Future[Any]]:
