@@ -1044,12 +1044,11 @@ def test_without_revoking_the_old_key_stays_valid_and_its_id_is_returned(platfor
 # -- key ids the platform may send as text -------------------------------------------------------------------------
 
 
-class IdAs:
-    """The manager, whose create answers carry the new key's ``Id`` as ``shown`` makes it (the key itself is made)."""
+class ManagerProxy:
+    """A manager that passes every call on to ``manager``; a subclass overrides the calls it changes."""
 
-    def __init__(self, manager: Manager, shown: Any) -> None:
+    def __init__(self, manager: Manager) -> None:
         self._manager = manager
-        self._shown = shown
 
     @property
     def client(self) -> Manager:
@@ -1057,6 +1056,14 @@ class IdAs:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._manager, name)
+
+
+class IdAs(ManagerProxy):
+    """The manager, whose create answers carry the new key's ``Id`` as ``shown`` makes it (the key itself is made)."""
+
+    def __init__(self, manager: Manager, shown: Any) -> None:
+        super().__init__(manager)
+        self._shown = shown
 
     def create_api_key(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
         answer = dict(self._manager.create_api_key(*args, **kwargs))

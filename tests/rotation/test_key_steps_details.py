@@ -40,6 +40,7 @@ from tests.rotation.test_failure_points import (
     Failed,
     Inject,
     Manager,
+    ManagerProxy,
     Point,
     Store,
     assert_no_secret,
@@ -130,7 +131,7 @@ def test_the_old_key_put_back_after_the_read_back_is_not_revoked(platform: Any, 
 # -- a malformed answer to the create ---------------------------------------------------------------------------
 
 
-class Answering:
+class Answering(ManagerProxy):
     """
     The manager, whose create answers are ``alter``ed; ``made`` chooses how the platform makes the key: with the
     rotation's label (``"marked"``), under a label of its own that lost the run marker (``"unmarked"``), or not at
@@ -138,16 +139,9 @@ class Answering:
     """
 
     def __init__(self, manager: Manager, alter: Callable[[dict[str, Any]], None], made: str = "marked") -> None:
-        self._manager = manager
+        super().__init__(manager)
         self._alter = alter
         self._made = made
-
-    @property
-    def client(self) -> Manager:
-        return self._manager
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._manager, name)
 
     def create_api_key(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
         if self._made == "nothing":

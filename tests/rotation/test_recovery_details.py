@@ -37,6 +37,7 @@ from tests.rotation.test_failure_points import (
     Failed,
     Killed,
     Manager,
+    ManagerProxy,
     Store,
     assert_no_secret,
     lease_kept,
@@ -572,7 +573,7 @@ def signed_by(record: dict[str, Any]) -> str:
     return base64.b64decode(auth[6:]).decode().split(":", 1)[0]
 
 
-class Answers:
+class Answers(ManagerProxy):
     """The manager, with the create's answer changed by ``create`` and the listing's by ``listing``."""
 
     def __init__(
@@ -581,16 +582,9 @@ class Answers:
         create: Callable[[dict[str, Any]], None] = lambda answer: None,
         listing: Callable[[dict[str, Any]], None] = lambda key: None,
     ) -> None:
-        self._manager = manager
+        super().__init__(manager)
         self._create = create
         self._listing = listing
-
-    @property
-    def client(self) -> Manager:
-        return self._manager
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._manager, name)
 
     def create_api_key(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
         answer = dict(self._manager.create_api_key(*args, **kwargs))
