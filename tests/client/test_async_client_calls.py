@@ -256,6 +256,25 @@ def test_a_platform_behind_a_private_ca_is_trusted_through_requests_ca_bundle(pr
     assert campaigns == [{"Id": 3001, "Name": "Behind a private CA"}]
 
 
+def test_ssl_cert_file_is_trusted_by_neither_transport(private_ca_platform, monkeypatch):
+    """
+    ``requests`` does not read ``SSL_CERT_FILE``; httpx's own default does. The async client follows ``requests``: a
+    platform whose CA only ``SSL_CERT_FILE`` names is refused by both, whatever context an earlier call cached.
+    """
+    base_url, bundle = private_ca_platform
+    _no_bundle_named(monkeypatch)
+    monkeypatch.setenv("SSL_CERT_FILE", str(bundle))
+
+    def make() -> AsyncMessagingPlatformClient:
+        return AsyncMessagingPlatformClient(base_url, "key", OFFLINE_SECRET, account_id=1001)
+
+    with pytest.raises(MessagingPlatformApiError) as caught:
+        using(make, lambda client: client.call(Operations.list_campaigns))
+    assert caught.value.reason == "ConnectError"
+    with pytest.raises(requests.exceptions.SSLError):
+        requests.get(base_url, timeout=10)
+
+
 def test_without_a_bundle_named_the_async_client_trusts_what_requests_trusts(monkeypatch):
     """``requests``' default trust is its CA bundle (certifi's): the same authorities, not the system's."""
     from messaging_platform_provider.client import async_client

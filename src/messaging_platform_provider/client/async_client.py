@@ -14,6 +14,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
+import certifi
 import httpx
 
 from messaging_platform_provider.client.errors import MessagingPlatformApiError, secret_forms
@@ -33,22 +34,26 @@ DEFAULT_MAX_CONNECTIONS = 10
 
 
 def _verify() -> ssl.SSLContext:
-    """The CA bundle ``requests`` would use (``REQUESTS_CA_BUNDLE``/``CURL_CA_BUNDLE``), so both paths trust alike."""
-    return _ssl_context(os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE"))
+    """
+    The CA bundle ``requests`` would use, so both paths trust alike: ``REQUESTS_CA_BUNDLE``, else ``CURL_CA_BUNDLE``,
+    else certifi's bundle. Not ``SSL_CERT_FILE``/``SSL_CERT_DIR``, which httpx's own default reads and ``requests``
+    does not.
+    """
+    return _ssl_context(os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE") or certifi.where())
 
 
 _contexts = threading.local()
 
 
-def _ssl_context(bundle: str | None) -> ssl.SSLContext:
+def _ssl_context(bundle: str) -> ssl.SSLContext:
     """
     One context per CA bundle and thread: loading a bundle takes 20-30 ms of CPU, which every client (one per
     trigger event loop and connection, one per bulk run) would pay again. Not shared between threads: the HTTP
     client sets ALPN on the context for each new connection, which must not race another thread's use of it.
     """
-    cache: dict[str | None, ssl.SSLContext] = _contexts.__dict__.setdefault("by_bundle", {})
+    cache: dict[str, ssl.SSLContext] = _contexts.__dict__.setdefault("by_bundle", {})
     if bundle not in cache:
-        cache[bundle] = ssl.create_default_context(cafile=bundle) if bundle else httpx.create_ssl_context()
+        cache[bundle] = ssl.create_default_context(cafile=bundle)
     return cache[bundle]
 
 
