@@ -37,6 +37,8 @@ import subprocess
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -50,9 +52,11 @@ PG_BIN = Path(os.environ.get("MP_TEST_PG_BIN", "/usr/lib/postgresql/15/bin"))
 
 # -- the pytest plugin ----------------------------------------------------------------------------------------------
 
-#: Tests that use Airflow's metadata database (dag.test(), the secret scans of AIRFLOW_HOME). tests/conftest.py
-#: makes a throwaway AIRFLOW_HOME per pytest session and removes it at the session's end, while Airflow, imported
-#: once in mutmut's process, keeps the first session's: from the second session on (every mutant's) they fail.
+#: Tests that use Airflow's metadata database in the test process (dag.test(), the secret scans of AIRFLOW_HOME).
+#: tests/conftest.py makes a throwaway AIRFLOW_HOME per pytest session and removes it at the session's end, while
+#: Airflow, imported once in mutmut's process, keeps the first session's: from the second session on (every
+#: mutant's) they fail. The tests that only call the Airflow API server run: against the run's one server
+#: (``shared_airflow_api_server``), whose database is its own.
 AIRFLOW_DB_FIXTURES = {"airflow_db", "home_scan"}
 
 #: Tests whose code under test runs in a subprocess (which imports the unmutated src/, never a mutant), or that start
@@ -132,6 +136,35 @@ def pytest_sessionfinish(session: Any, exitstatus: int) -> None:
 
 
 # -- the run --------------------------------------------------------------------------------------------------------
+
+
+@contextmanager
+def shared_airflow_api_server() -> Iterator[None]:
+    """
+    Within: one Airflow API server on a migrated home of its own under build/mutation/, handed to every mutant's
+    pytest session through ``tests/support/running_airflow_api.py``'s variables (the suite's ``airflow_api_server``
+    fixture uses it instead of starting one per session). Stopped on the way out, and by a start that fails.
+    Nothing here imports Airflow or the provider: mutmut must import the provider first, from mutants/.
+    """
+    sys.path.insert(0, str(REPO))
+    from messaging_platform_emulator.airflow_api import AirflowApiServer
+    from tests.support.running_airflow_api import RUNNING_HOME_ENV, RUNNING_URL_ENV
+
+    home = OUT / "airflow-home"
+    shutil.rmtree(home, ignore_errors=True)
+    home.mkdir(parents=True)
+    env = {**os.environ, "AIRFLOW_HOME": str(home), "AIRFLOW__CORE__LOAD_EXAMPLES": "False"}
+    migrated = subprocess.run(
+        [sys.executable, "-m", "airflow", "db", "migrate"], env=env, capture_output=True, text=True, timeout=600
+    )
+    if migrated.returncode != 0:
+        raise RuntimeError(f"airflow db migrate failed:\n{migrated.stdout[-2000:]}{migrated.stderr[-2000:]}")
+    with AirflowApiServer(home, env=env) as server:
+        os.environ[RUNNING_URL_ENV], os.environ[RUNNING_HOME_ENV] = server.url, str(home)
+        try:
+            yield
+        finally:
+            del os.environ[RUNNING_URL_ENV], os.environ[RUNNING_HOME_ENV]
 
 
 def run_mutmut(patterns: list[str], max_children: int) -> int:
@@ -329,7 +362,8 @@ def main(argv: list[str]) -> int:
 
     started = time.monotonic()
     try:
-        status = run_mutmut(args.patterns, args.max_children)
+        with shared_airflow_api_server():
+            status = run_mutmut(args.patterns, args.max_children)
     finally:
         stop_leftover_postgres()
         shutil.rmtree(TMP, ignore_errors=True)

@@ -116,31 +116,31 @@ def generations(api: AirflowRestApi, conn_id: str) -> dict[int, dict[str, Any]]:
 
 @pytest.mark.slow
 @pytest.mark.xdist_group("airflow_api_server")
-def test_connection_lease_renews_refuses_others_is_released_and_expires(airflow_api):
-    api = airflow_api.api()
-    a, b = AirflowConnectionLease(api, "lease_probe"), AirflowConnectionLease(api, "lease_probe")
+def test_connection_lease_renews_refuses_others_is_released_and_expires(airflow_api, unique_conn_id):
+    api, probe = airflow_api.api(), unique_conn_id
+    a, b = AirflowConnectionLease(api, probe), AirflowConnectionLease(api, probe)
     a.acquire("af:a", 600)
     a.acquire("af:a", 600)  # a renewal is the next generation
     with pytest.raises(LeaseHeld, match=r"another rotation holds the lease \(owner af:a\) until 20"):
         b.acquire("af:b", 600)
     a.acquire("af:a", 600)
-    held = generations(api, "lease_probe")
+    held = generations(api, probe)
     assert sorted(held) == [2, 3]  # generation 1 collected
     assert held[3]["owner"] == "af:a" and held[3]["released"] is False
     assert datetime.fromisoformat(held[3]["expires_at"]) > datetime.now(timezone.utc) + timedelta(seconds=500)
-    shown = api.get_connection("lease_probe.rotation-lease.3")
-    assert shown["conn_type"] == "generic" and "Lease of the API key rotation of lease_probe" in shown["description"]
+    shown = api.get_connection(f"{probe}.rotation-lease.3")
+    assert shown["conn_type"] == "generic" and f"Lease of the API key rotation of {probe}" in shown["description"]
 
     b.release("af:b")  # not the holder: nothing changes
     a.release("af:a")
-    assert generations(api, "lease_probe")[3]["released"] is True
+    assert generations(api, probe)[3]["released"] is True
     b.acquire("af:b", 600)
-    assert sorted(generations(api, "lease_probe")) == [3, 4]
+    assert sorted(generations(api, probe)) == [3, 4]
 
     # b stops without releasing (a crash); its lease expires, and a rotation after that takes it over
     with pytest.raises(LeaseHeld, match=r"owner af:b"):
         a.acquire("af:a", 600)
-    AirflowConnectionLease(api, "lease_probe", now=later(1)).acquire("af:c", 600)
+    AirflowConnectionLease(api, probe, now=later(1)).acquire("af:c", 600)
     with pytest.raises(LeaseHeld, match=r"owner af:c"):
         b.acquire("af:b", 600)  # b, back late, finds its lease taken: it must not write
 
@@ -161,26 +161,27 @@ class OtherRotationFirst(AirflowRestApi):
 
 @pytest.mark.slow
 @pytest.mark.xdist_group("airflow_api_server")
-def test_connection_lease_losers_of_a_race_give_up(airflow_api):
+def test_connection_lease_losers_of_a_race_give_up(airflow_api, unique_conn_id):
+    race, stale = f"{unique_conn_id}_race", f"{unique_conn_id}_stale"
     # Both see generation 0 and create generation 1: the second create answers 409, the loser reads and gives up.
-    winner = AirflowConnectionLease(airflow_api.api(), "lease_race")
+    winner = AirflowConnectionLease(airflow_api.api(), race)
     racing = OtherRotationFirst(airflow_api.url, lambda: winner.acquire("af:winner", 600))
     with pytest.raises(LeaseHeld, match=r"owner af:winner"):
-        AirflowConnectionLease(racing, "lease_race").acquire("af:loser", 600)
-    assert {n: g["owner"] for n, g in generations(airflow_api.api(), "lease_race").items()} == {1: "af:winner"}
+        AirflowConnectionLease(racing, race).acquire("af:loser", 600)
+    assert {n: g["owner"] for n, g in generations(airflow_api.api(), race).items()} == {1: "af:winner"}
 
     # A stale view: meanwhile the winner renewed twice and generation 1 was collected, so the loser's create of
     # generation 1 succeeds; listing again it sees a higher generation, and gives its own up.
-    holder = AirflowConnectionLease(airflow_api.api(), "lease_stale")
+    holder = AirflowConnectionLease(airflow_api.api(), stale)
 
     def renew_three_times() -> None:
         for _ in range(3):
             holder.acquire("af:winner", 600)
 
-    loser = AirflowConnectionLease(OtherRotationFirst(airflow_api.url, renew_three_times), "lease_stale")
+    loser = AirflowConnectionLease(OtherRotationFirst(airflow_api.url, renew_three_times), stale)
     with pytest.raises(LeaseHeld, match=r"owner af:winner"):
         loser.acquire("af:loser", 600)
-    held = generations(airflow_api.api(), "lease_stale")
+    held = generations(airflow_api.api(), stale)
     assert {n: (g["owner"], g["released"]) for n, g in held.items()} == {
         1: ("af:loser", True),
         2: ("af:winner", False),
@@ -189,4 +190,4 @@ def test_connection_lease_losers_of_a_race_give_up(airflow_api):
     with pytest.raises(LeaseHeld, match=r"owner af:winner"):
         loser.acquire("af:loser", 600)
     holder.acquire("af:winner", 600)  # still the winner's
-    assert sorted(generations(airflow_api.api(), "lease_stale")) == [3, 4]
+    assert sorted(generations(airflow_api.api(), stale)) == [3, 4]

@@ -58,6 +58,14 @@ class AirflowApiServer(Launcher):
     def api(self) -> AirflowRestApi:
         return AirflowRestApi(self.url)
 
+    @classmethod
+    def running_at(cls, home: str | os.PathLike[str], url: str) -> AirflowApiServer:
+        """A server on ``home`` that another process started at ``url`` and stops (``stop()`` leaves it running)."""
+        server = cls(home)
+        server.url = url.rstrip("/")
+        server.port = urlsplit(server.url).port or 80
+        return server
+
 
 def prepare_rotated_connection(
     server: Launcher,

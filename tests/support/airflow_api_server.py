@@ -16,6 +16,7 @@ server.
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -26,6 +27,7 @@ from messaging_platform_provider.callbacks.settings import DATABASE_URL_ENV, TOK
 from messaging_platform_provider.client.client import MessagingPlatformClient
 from tests.support.airflow_api_harness import AirflowApiServer, prepare_rotated_connection
 from tests.support.callback_helpers import BOUND_TOKEN
+from tests.support.running_airflow_api import RUNNING_HOME_ENV, RUNNING_URL_ENV
 
 
 def callbacks_database_url(server: Launcher) -> str:
@@ -34,15 +36,26 @@ def callbacks_database_url(server: Launcher) -> str:
 
 
 @pytest.fixture(scope="session")
-def airflow_api_server(airflow_db: None) -> Iterator[AirflowApiServer]:
+def airflow_api_server(request: pytest.FixtureRequest) -> Iterator[AirflowApiServer]:
     """
     One API server per session, on the test AIRFLOW_HOME (migrated by ``airflow_db``) and its database; its
-    callback receiver accepts ``BOUND_TOKEN``.
+    callback receiver accepts ``BOUND_TOKEN``. In a mutation run, the run's server (``running_airflow_api``), which
+    the tests share: those that write connections use ``unique_conn_id``.
     """
+    if RUNNING_URL_ENV in os.environ:
+        yield AirflowApiServer.running_at(os.environ[RUNNING_HOME_ENV], os.environ[RUNNING_URL_ENV])
+        return
+    request.getfixturevalue("airflow_db")
     server = AirflowApiServer(os.environ["AIRFLOW_HOME"])
     server.env.update({TOKENS_ENV: BOUND_TOKEN, DATABASE_URL_ENV: callbacks_database_url(server)})
     with serving_airflow_api(server) as started:  # a start that fails stops its server before raising
         yield started
+
+
+@pytest.fixture
+def unique_conn_id(request: pytest.FixtureRequest) -> str:
+    """A connection id no other test (no other session on a shared server) uses: the test's name and a random part."""
+    return f"{request.node.originalname}_{uuid.uuid4().hex[:8]}"
 
 
 @pytest.fixture

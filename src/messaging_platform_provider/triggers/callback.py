@@ -274,8 +274,14 @@ class MessagingPlatformCallbackSensorTrigger(BaseTrigger):
 
 
 def parse_instant(value: str | datetime) -> datetime:
-    """An instant as naive UTC (the store's form); a naive input is taken as UTC."""
-    moment = value if isinstance(value, datetime) else datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    """An instant as naive UTC (the store's form); a naive input is taken as UTC, and a final ``Z`` or ``z`` is UTC."""
+    if isinstance(value, datetime):
+        moment = value
+    else:
+        text = str(value)
+        if text[-1:] in ("Z", "z"):  # RFC 3339 allows both; fromisoformat takes neither on 3.10, only "Z" on 3.11+
+            text = text[:-1] + "+00:00"
+        moment = datetime.fromisoformat(text)
     if moment.tzinfo is not None:
         moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
     return moment
