@@ -198,7 +198,7 @@ class _Guard:
     # -- refusals (400, 431) ---------------------------------------------------------------------
 
     def _head_too_large(self) -> bool:
-        return False
+        raise NotImplementedError
 
     def send_400_response(self, msg: str) -> None:
         """uvicorn's answer to a request it cannot parse; 431 when the head outgrew its bound."""

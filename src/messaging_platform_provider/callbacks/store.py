@@ -225,11 +225,6 @@ class CallbackStore:
             row = conn.execute(query.order_by(events_table.c.seq).limit(1)).first()
         return row_to_stored(row) if row is not None else None
 
-    def count_before(self, received_before: datetime) -> int:
-        with self._read() as conn:
-            query = select(func.count()).select_from(events_table).where(events_table.c.received_at < received_before)
-            return int(conn.execute(query).scalar_one())
-
     def last_seq(self) -> int:
         with self._read() as conn:
             return int(conn.execute(select(counter_table.c.value).where(counter_table.c.id == 1)).scalar_one())
