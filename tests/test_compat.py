@@ -11,6 +11,7 @@ from pathlib import Path
 from packaging.version import Version
 
 from messaging_platform_provider import compat
+from messaging_platform_provider.triggers.callback import HAVE_SHARED_STREAMS
 from tests.support.airflow_versions import AIRFLOW_VERSION
 
 SRC = Path(compat.__file__).resolve().parent
@@ -23,13 +24,21 @@ MOVED = re.compile(
 )
 
 
+def is_the_shared_streams_import(path: Path, line: str) -> bool:
+    """
+    The one exception, the trigger that uses the shared streams: importing them loads ``airflow.triggers``, which
+    the operators (and so every DAG file) would pay for through the compat module.
+    """
+    return path == SRC / "triggers" / "callback.py" and "airflow.triggers.shared_stream" in line
+
+
 def test_only_the_compat_module_imports_what_moved_between_airflow_versions():
     offenders = [
         f"{path.relative_to(SRC)}:{n}"
         for path in SRC.rglob("*.py")
         if path.name != "compat.py"
         for n, line in enumerate(path.read_text().splitlines(), 1)
-        if MOVED.search(line)
+        if MOVED.search(line) and not is_the_shared_streams_import(path, line)
     ]
     assert offenders == []
 
@@ -45,4 +54,4 @@ def test_on_this_airflow_the_names_are_airflows_own():
         except (AttributeError, ImportError):  # the Task SDK's lazy names raise ImportError when missing
             continue
         assert getattr(compat, name) is own, name
-    assert compat.HAVE_SHARED_STREAMS == (AIRFLOW_VERSION >= Version("3.3"))
+    assert HAVE_SHARED_STREAMS == (AIRFLOW_VERSION >= Version("3.3"))

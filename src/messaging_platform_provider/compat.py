@@ -1,6 +1,8 @@
 """
 Everything that differs between the Airflow versions the provider supports (3.0, 3.1, 3.2 and 3.3), found out
-here once, by feature rather than by version number. Every other module imports these names from here.
+here once, by feature rather than by version number. Every other module imports these names from here, but for
+the shared streams of event triggers: ``triggers/callback.py`` finds those out itself, because importing them loads
+``airflow.triggers``, which a DAG file that imports the operators must not pay for.
 
 What moved or appeared:
 
@@ -11,7 +13,7 @@ What moved or appeared:
 | task exceptions in ``airflow.sdk.exceptions`` | ``airflow.exceptions`` | ``airflow.exceptions`` | yes | yes |
 | ``BaseHook.aget_connection`` | no (sync lookup in a thread) | yes | yes | yes |
 | ``amask_secret`` | no (``mask_secret``) | no | no | yes |
-| shared streams for event triggers | no | no | no | yes |
+| shared streams for event triggers (``triggers/callback.py``) | no | no | no | yes |
 | task state store (``context["task_state_store"]``) | no (a Variable: ``task_state.py``) | no | no | yes |
 | connection form from provider info (``conn-fields``) | no (the hook's form methods) | no | yes | yes |
 | a retry forgets the deferral's resume point | no (``resumed_by_earlier_try``) | yes | yes | yes |
@@ -57,16 +59,6 @@ except ImportError:  # Airflow < 3.3: the synchronous call, which those versions
 
     async def amask_secret(secret: Any, name: str | None = None) -> None:  # type: ignore[misc]
         mask_secret(secret, name)
-
-
-try:  # Airflow 3.3+: event triggers can share one stream, and Airflow confirms each event it persisted
-    from airflow.triggers.shared_stream import AdvanceItem, SharedStreamProducer
-
-    HAVE_SHARED_STREAMS = True
-except ImportError:
-    HAVE_SHARED_STREAMS = False
-    AdvanceItem = Any  # type: ignore[misc,assignment]
-    SharedStreamProducer = object  # type: ignore[misc,assignment]
 
 
 async def aget_connection(conn_id: str) -> Any:
@@ -121,14 +113,11 @@ def ui_field_behaviour(behaviour: Mapping[str, Any]) -> dict[str, Any]:
 
 
 __all__ = [
-    "HAVE_SHARED_STREAMS",
-    "AdvanceItem",
     "AirflowException",
     "AirflowFailException",
     "AirflowNotFoundException",
     "AirflowSensorTimeout",
     "BaseHook",
-    "SharedStreamProducer",
     "TaskDeferred",
     "aget_connection",
     "amask_secret",

@@ -17,7 +17,7 @@ import airflow
 import pytest
 from packaging.version import Version
 
-from messaging_platform_provider.compat import HAVE_SHARED_STREAMS
+from messaging_platform_provider.triggers.callback import HAVE_SHARED_STREAMS
 
 AIRFLOW_VERSION = Version(Version(airflow.__version__).base_version)
 AIRFLOW_3_2_PLUS = AIRFLOW_VERSION >= Version("3.2")

@@ -246,7 +246,7 @@ class StandaloneHarness:
 
 def harness_for(trigger: Any, **kwargs: Any) -> TriggererHarness | StandaloneHarness:
     """The way this Airflow's triggerer runs an event trigger: a shared stream from 3.3, ``run()`` before."""
-    from messaging_platform_provider.compat import HAVE_SHARED_STREAMS
+    from messaging_platform_provider.triggers.callback import HAVE_SHARED_STREAMS
 
     return TriggererHarness(trigger, **kwargs) if HAVE_SHARED_STREAMS else StandaloneHarness(trigger, **kwargs)
 

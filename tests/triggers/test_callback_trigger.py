@@ -19,8 +19,8 @@ import pytest
 
 from messaging_platform_provider.callbacks.models import parse_callback
 from messaging_platform_provider.callbacks.store import NewCallback
-from messaging_platform_provider.compat import HAVE_SHARED_STREAMS
 from messaging_platform_provider.triggers.callback import (
+    HAVE_SHARED_STREAMS,
     MessagingPlatformCallbackSensorTrigger,
     MessagingPlatformCallbackTrigger,
 )

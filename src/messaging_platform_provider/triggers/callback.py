@@ -31,11 +31,19 @@ from airflow.triggers.base import BaseEventTrigger, BaseTrigger, TriggerEvent
 
 from messaging_platform_provider.callbacks.filters import CallbackFilter
 from messaging_platform_provider.callbacks.settings import resolve_database_url
-from messaging_platform_provider.compat import HAVE_SHARED_STREAMS, AdvanceItem, SharedStreamProducer
 from messaging_platform_provider.triggers.heap import freeze_startup_heap
 
 if TYPE_CHECKING:
     from messaging_platform_provider.callbacks.store import CallbackStore
+
+try:  # Airflow 3.3+: event triggers can share one stream, and Airflow confirms each event it persisted
+    from airflow.triggers.shared_stream import AdvanceItem, SharedStreamProducer
+
+    HAVE_SHARED_STREAMS = True
+except ImportError:
+    HAVE_SHARED_STREAMS = False
+    AdvanceItem = Any  # type: ignore[misc,assignment]
+    SharedStreamProducer = object  # type: ignore[misc,assignment]
 
 STREAM_KEY = "messaging_platform_callbacks"
 
