@@ -67,6 +67,10 @@ def test_a_date_with_the_utc_designator_is_midnight_of_that_day_on_a_utc_platfor
     [
         ("2026-12-01+02:00", "UTC", datetime(2026, 11, 30, 22, 0, 0)),
         ("2026-12-01-05:00", "UTC", datetime(2026, 12, 1, 5, 0, 0)),
+        ("2026-12-01+0200", "UTC", datetime(2026, 11, 30, 22, 0, 0)),
+        ("2026-12-01+02", "UTC", datetime(2026, 11, 30, 22, 0, 0)),
+        ("2026-12-01-0530", "UTC", datetime(2026, 12, 1, 5, 30, 0)),
+        ("2026-12-01+10:00:00", "UTC", datetime(2026, 11, 30, 14, 0, 0)),
         ("2026-12-01Z", "America/Chicago", datetime(2026, 11, 30, 18, 0, 0)),
     ],
 )
@@ -75,6 +79,12 @@ def test_a_date_with_an_offset_is_midnight_at_that_offset_never_the_offset_read_
 ):
     """Python's reader takes any character between date and time: "+02:00" was read as two o'clock."""
     assert platform_datetime(text, "ValidFrom", platform_zone) == expected
+
+
+@pytest.mark.parametrize("text", ["2026-12-01+2", "2026-12-01+02:0", "2026-12-01-", "2026-12-01Z+02:00"])
+def test_a_date_followed_by_something_that_is_no_offset_is_refused(text):
+    with pytest.raises(MessagingPlatformValidationError, match=r"^ValidFrom: .* is not a date-time"):
+        to_datetime(text, "ValidFrom")
 
 
 # -- platform_datetime -------------------------------------------------------------------------------------------------

@@ -89,8 +89,30 @@ def zone(name: str | None) -> ZoneInfo:
         raise MessagingPlatformValidationError("timezone", f"{name!r} is not an IANA time zone name") from exc
 
 
-#: A date with a UTC designator or an offset and no time of day: "2026-12-01Z", "2026-12-01+02:00".
-_DATE_WITH_OFFSET = re.compile(r"(?P<date>\d{4}-\d{2}-\d{2})(?P<offset>Z|[+-]\d{2}:\d{2})")
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+#: A UTC offset in any of ISO 8601's spellings: "+02:00", "+0200", "+02", with seconds "+02:00:30".
+_OFFSET = re.compile(r"(?P<sign>[+-])(?P<hours>\d{2})(?::?(?P<minutes>\d{2})(?::?(?P<seconds>\d{2}))?)?")
+
+
+def parse_iso_datetime(text: str) -> datetime:
+    """
+    An ISO 8601 date-time, naive or with ``Z`` or an offset; a date with ``Z`` or an offset and no time of day
+    ("2026-12-01Z", "2026-12-01+02:00", "2026-12-01+0200") is midnight at that offset. Python's ``fromisoformat``
+    takes any character between date and time, so it read "2026-12-01+02:00" as two o'clock. ``ValueError``
+    for anything else (a lower-case ``z`` too: ISO 8601 writes the designator ``Z``).
+    """
+    text = text.strip()
+    day, zone = text[:10], text[10:]
+    if zone[:1] in ("Z", "+", "-") and _DATE.fullmatch(day):
+        offset = _OFFSET.fullmatch(zone)
+        if zone == "Z":
+            text = f"{day}T00:00:00+00:00"
+        elif offset is not None:
+            seconds = f":{offset['seconds']}" if offset["seconds"] else ""
+            text = f"{day}T00:00:00{offset['sign']}{offset['hours']}:{offset['minutes'] or '00'}{seconds}"
+        else:
+            raise ValueError(f"{text!r} has neither a time of day nor a UTC offset after its date")
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 def to_datetime(value: Any, field: str) -> datetime:
@@ -99,12 +121,8 @@ def to_datetime(value: Any, field: str) -> datetime:
     if isinstance(value, date):
         return datetime(value.year, value.month, value.day)
     if isinstance(value, str):
-        text = value.strip()
-        dated = _DATE_WITH_OFFSET.fullmatch(text)
-        if dated:  # Python reads "2026-12-01+02:00" as 02:00 (any character may part date and time): midnight
-            text = f"{dated['date']}T00:00:00{dated['offset']}"
         try:
-            return datetime.fromisoformat(text.replace("Z", "+00:00"))
+            return parse_iso_datetime(value)
         except ValueError:
             pass
     raise MessagingPlatformValidationError(

@@ -31,6 +31,7 @@ from airflow.triggers.base import BaseEventTrigger, BaseTrigger, TriggerEvent
 
 from messaging_platform_provider.callbacks.filters import CallbackFilter
 from messaging_platform_provider.callbacks.settings import resolve_database_url
+from messaging_platform_provider.client.values import parse_iso_datetime
 from messaging_platform_provider.triggers.heap import freeze_startup_heap
 
 if TYPE_CHECKING:
@@ -282,14 +283,8 @@ class MessagingPlatformCallbackSensorTrigger(BaseTrigger):
 
 
 def parse_instant(value: str | datetime) -> datetime:
-    """An instant as naive UTC (the store's form); a naive input is taken as UTC, and a final ``Z`` or ``z`` is UTC."""
-    if isinstance(value, datetime):
-        moment = value
-    else:
-        text = str(value)
-        if text[-1:] in ("Z", "z"):  # RFC 3339 allows both; fromisoformat takes neither on 3.10, only "Z" on 3.11+
-            text = text[:-1] + "+00:00"
-        moment = datetime.fromisoformat(text)
+    """An instant as naive UTC (the store's form), read as the operators read a date-time; naive input is UTC."""
+    moment = value if isinstance(value, datetime) else parse_iso_datetime(str(value))
     if moment.tzinfo is not None:
         moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
     return moment
