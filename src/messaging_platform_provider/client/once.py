@@ -164,8 +164,14 @@ def _made(
     return resource
 
 
+def _numeric_id(item: Any) -> int | None:
+    """A listed item's ``Id`` as a number; ``None`` when it has none a retry could compare (missing, null, text)."""
+    text = str(item.get("Id")) if isinstance(item, Mapping) else ""
+    return int(text) if text.isdigit() else None
+
+
 def _max_id(items: list[Any]) -> int:
-    return max((int(i["Id"]) for i in items if isinstance(i, Mapping) and str(i.get("Id", "")).isdigit()), default=0)
+    return max((found for item in items if (found := _numeric_id(item)) is not None), default=0)
 
 
 def create_once(
@@ -207,7 +213,8 @@ def create_once(
     items: list[Any] = call(dedupe.lookup, account_id=account_id, **path_params)
     if can_search:
         for item in items:
-            newer = watermark is None or int(item.get("Id", 0)) > int(watermark)
+            listed_id = _numeric_id(item)
+            newer = watermark is None or (listed_id is not None and listed_id > int(watermark))
             if newer and matches(item, body, dedupe, once, sent):
                 return _made(operation, read(item["Id"]) or dict(item), path_params, adopted=True)
     kept: dict[str, Any] = {"watermark": watermark if watermark is not None else _max_id(items)}

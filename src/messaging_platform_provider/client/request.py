@@ -97,8 +97,8 @@ def check_callback_url(op: Operation, body: Any, allow_insecure_http: bool) -> N
     if op.fields is not CallbackFields or not isinstance(body, Mapping):
         return
     for key, value in body.items():
-        if str(key).lower() == "url" and isinstance(value, str):
-            refuse_plain_http("url", value, allow_insecure_http, "the account's callback token")
+        if str(key).lower() == "url" and value is not None:  # a URL object is sent as its text (json default=str)
+            refuse_plain_http("url", str(value), allow_insecure_http, "the account's callback token")
 
 
 @dataclass(frozen=True)
