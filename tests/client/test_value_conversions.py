@@ -14,6 +14,7 @@ from messaging_platform_provider.client.values import (
     a_list,
     int_list,
     month_days,
+    parse_iso_datetime,
     platform_datetime,
     run_at,
     spelled_collection,
@@ -71,6 +72,8 @@ def test_a_date_with_the_utc_designator_is_midnight_of_that_day_on_a_utc_platfor
         ("2026-12-01+02", "UTC", datetime(2026, 11, 30, 22, 0, 0)),
         ("2026-12-01-0530", "UTC", datetime(2026, 12, 1, 5, 30, 0)),
         ("2026-12-01+10:00:00", "UTC", datetime(2026, 11, 30, 14, 0, 0)),
+        ("2026-12-01+02:00:30", "UTC", datetime(2026, 11, 30, 21, 59, 30)),
+        ("2026-12-01-05:00", "America/Chicago", datetime(2026, 11, 30, 23, 0, 0)),
         ("2026-12-01Z", "America/Chicago", datetime(2026, 11, 30, 18, 0, 0)),
     ],
 )
@@ -85,6 +88,9 @@ def test_a_date_with_an_offset_is_midnight_at_that_offset_never_the_offset_read_
 def test_a_date_followed_by_something_that_is_no_offset_is_refused(text):
     with pytest.raises(MessagingPlatformValidationError, match=r"^ValidFrom: .* is not a date-time"):
         to_datetime(text, "ValidFrom")
+    with pytest.raises(ValueError) as caught:  # the callback sensor's received_after meets this message
+        parse_iso_datetime(text)
+    assert str(caught.value) == f"{text!r} has neither a time of day nor a UTC offset after its date"
 
 
 # -- platform_datetime -------------------------------------------------------------------------------------------------

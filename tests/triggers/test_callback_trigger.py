@@ -452,6 +452,7 @@ def test_a_watcher_given_only_its_filter_writes_out_the_defaults_and_names_its_c
         },
     )
     assert MessagingPlatformCallbackTrigger().consumer == "trigger:all"
+    assert trigger(batch_size=1).batch_size == 1  # one callback a query: the least there is, and allowed
 
 
 @pytest.mark.parametrize(
@@ -461,6 +462,8 @@ def test_a_watcher_given_only_its_filter_writes_out_the_defaults_and_names_its_c
         (lambda: trigger(poll_interval=-1), "poll_interval must be greater than 0"),
         (lambda: trigger(batch_size=0), "batch_size must be a whole number of at least 1, not 0"),
         (lambda: trigger(batch_size=0.5), "batch_size must be a whole number of at least 1, not 0.5"),
+        (lambda: trigger(batch_size=1.5), "batch_size must be a whole number of at least 1, not 1.5"),
+        (lambda: trigger(batch_size=True), "batch_size must be a whole number of at least 1, not True"),
         (lambda: trigger(start="newest"), "start must be 'latest' or 'earliest'"),
         (
             lambda: MessagingPlatformCallbackSensorTrigger(
@@ -474,6 +477,8 @@ def test_a_watcher_given_only_its_filter_writes_out_the_defaults_and_names_its_c
         "negative-poll-interval",
         "zero-batch-size",
         "fractional-batch-size",
+        "fractional-batch-size-above-one",
+        "boolean-batch-size",
         "unknown-start",
         "sensor-zero-poll",
     ],
