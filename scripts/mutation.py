@@ -138,6 +138,11 @@ def pytest_sessionfinish(session: Any, exitstatus: int) -> None:
 # -- the run --------------------------------------------------------------------------------------------------------
 
 
+def interrupted(signum: int, frame: Any) -> None:
+    """SIGTERM as Ctrl-C: the ``finally`` blocks on the way out run (Python's default for SIGTERM skips them)."""
+    raise KeyboardInterrupt
+
+
 @contextmanager
 def shared_airflow_api_server() -> Iterator[None]:
     """
@@ -182,8 +187,7 @@ def run_mutmut(patterns: list[str], max_children: int) -> int:
         stopped.append(signum)
         raise KeyboardInterrupt  # mutmut stops its workers (and then returns as if done)
 
-    signal.signal(signal.SIGTERM, terminated)
-    signal.signal(signal.SIGINT, terminated)
+    previous = signal.signal(signal.SIGTERM, terminated), signal.signal(signal.SIGINT, terminated)
     try:
         _run(patterns, max_children)
     except SystemExit as stop:  # mutmut says why before it exits
@@ -191,8 +195,8 @@ def run_mutmut(patterns: list[str], max_children: int) -> int:
     except KeyboardInterrupt:
         return 130
     finally:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, previous[0])
+        signal.signal(signal.SIGINT, previous[1])
     return 128 + stopped[0] if stopped else 0
 
 
@@ -360,6 +364,7 @@ def main(argv: list[str]) -> int:
 
     tempfile.tempdir = None  # read TMPDIR afresh
 
+    signal.signal(signal.SIGTERM, interrupted)  # a run stopped with SIGTERM stops its Airflow API server too
     started = time.monotonic()
     try:
         with shared_airflow_api_server():

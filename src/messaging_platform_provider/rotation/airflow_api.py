@@ -77,6 +77,13 @@ def base_url_of(
     return url[: -len("/api/v2")] if url.endswith("/api/v2") else url
 
 
+def _verify_setting(value: Any) -> bool | str:
+    """The extra ``verify``: true/false (JSON, or text in any case as a URI gives it), else a CA bundle's path."""
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    return value if isinstance(value, str) else bool(value)
+
+
 class AirflowRestApi:
     """
     :param base_url: root of the API server (``http://127.0.0.1:8080``).
@@ -118,7 +125,8 @@ class AirflowRestApi:
         """
         Build from an Airflow connection: host = the API server's URL (or host, with port and ``schema`` or extra
         ``scheme`` http/https); login/password optional (empty login: all-admins mode, ``GET /auth/token``);
-        extra ``access_token`` (a token issued beforehand), ``verify`` (TLS: false or a CA bundle path),
+        extra ``access_token`` (a token issued beforehand), ``verify`` (TLS: true or false, JSON or text; or a CA
+        bundle path),
         ``timeout`` (seconds).
         """
         from messaging_platform_provider.compat import BaseHook
@@ -134,7 +142,7 @@ class AirflowRestApi:
             password=conn.password or None,
             access_token=extra.get("access_token") or None,
             timeout=(min(5.0, timeout), timeout),
-            verify=extra.get("verify", True),
+            verify=_verify_setting(extra.get("verify", True)),
         )
 
     def close(self) -> None:
