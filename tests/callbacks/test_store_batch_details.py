@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -19,6 +18,7 @@ from sqlalchemy import event, text
 
 from messaging_platform_provider.callbacks.settings import DATABASE_URL_ENV, TOKENS_ENV
 from messaging_platform_provider.callbacks.store import CallbackStore, NewCallback, PruneResult
+from tests.callbacks.test_store_locking import table_held, waiting_on_locks
 from tests.support.callback_helpers import wait_until
 from tests.support.postgres_server import PostgresServer
 
@@ -130,20 +130,6 @@ def pg_store(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) ->
         yield opened
     finally:
         opened.close()
-
-
-def waiting_on_locks(store: CallbackStore) -> int:
-    with store.engine.connect() as conn:
-        query = "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
-        return int(conn.execute(text(query)).scalar_one())
-
-
-@contextmanager
-def table_held(store: CallbackStore, table: str) -> Iterator[None]:
-    """``table`` locked in SHARE mode (readers pass, writers wait) until the block ends."""
-    with store.engine.begin() as conn:
-        conn.execute(text(f"LOCK TABLE {table} IN SHARE MODE"))
-        yield
 
 
 def started_in_turn(store: CallbackStore, pool: ThreadPoolExecutor, *calls: Callable[[], Any]) -> list[Future[Any]]:

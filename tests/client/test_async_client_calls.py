@@ -8,7 +8,6 @@ whose connections are kept for the next calls.
 from __future__ import annotations
 
 import asyncio
-import datetime
 import json
 import ssl
 import threading
@@ -27,6 +26,7 @@ from messaging_platform_provider.client.async_client import AsyncMessagingPlatfo
 from messaging_platform_provider.client.client import MessagingPlatformClient
 from messaging_platform_provider.client.operations import Operations
 from messaging_platform_provider.client.request import USER_AGENT
+from tests.support.certificates import issue_certificate
 
 T = TypeVar("T")
 
@@ -166,37 +166,6 @@ def test_the_platform_zone_defaults_to_utc_as_on_the_sync_client():
 # -- trust: a private CA named as requests would take it, else requests' own default -------------------------------
 
 
-def _issue(subject: str, issuer: tuple[Any, Any] | None = None) -> tuple[Any, Any]:
-    """A certificate for ``subject`` (a CA if ``issuer`` is None, else a server cert for 127.0.0.1) and its key."""
-    import ipaddress
-
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)])
-    issuer_cert, issuer_key = issuer or (None, key)
-    now = datetime.datetime.now(datetime.timezone.utc)
-    builder = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(issuer_cert.subject if issuer_cert else name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-    )
-    if issuer is None:
-        builder = builder.add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-    else:
-        builder = builder.add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False
-        )
-    return builder.sign(issuer_key, hashes.SHA256()), key
-
-
 class _Campaigns(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
         data = json.dumps([{"Id": 3001, "Name": "Behind a private CA"}]).encode()
@@ -215,8 +184,8 @@ def private_ca_platform(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """A platform stand-in on https whose certificate a private CA issued: its base URL, and the CA's bundle."""
     from cryptography.hazmat.primitives import serialization
 
-    ca = _issue("Async test private CA")
-    cert, key = _issue("127.0.0.1", issuer=ca)
+    ca = issue_certificate("Async test private CA")
+    cert, key = issue_certificate("127.0.0.1", issuer=ca)
     bundle, chain, key_file = tmp_path / "ca.pem", tmp_path / "server.pem", tmp_path / "server.key"
     bundle.write_bytes(ca[0].public_bytes(serialization.Encoding.PEM))
     chain.write_bytes(cert.public_bytes(serialization.Encoding.PEM))

@@ -7,8 +7,6 @@ credential of the URL.
 
 from __future__ import annotations
 
-import datetime
-import ipaddress
 import json
 import ssl
 from pathlib import Path
@@ -18,6 +16,7 @@ import pytest
 
 from messaging_platform_provider.rotation.airflow_api import AirflowApiError, AirflowRestApi, base_url_of
 from tests.rotation.test_airflow_rest_api import ISSUED, OK, Reply, fresh, masked, naps, serving
+from tests.support.certificates import issue_certificate
 
 __all__ = ["naps"]  # the fixture, shared with test_airflow_rest_api.py
 
@@ -153,34 +152,6 @@ def test_a_token_in_the_extra_of_an_airflow_connection_is_used_as_is(monkeypatch
 # -- TLS -----------------------------------------------------------------------------------------------------------
 
 
-def issue(subject: str, issuer: tuple[Any, Any] | None = None) -> tuple[Any, Any]:
-    """A certificate for ``subject`` (a CA if ``issuer`` is None, else a server's for 127.0.0.1) and its key."""
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)])
-    issuer_cert, issuer_key = issuer or (None, key)
-    now = datetime.datetime.now(datetime.timezone.utc)
-    builder = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(issuer_cert.subject if issuer_cert else name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-    )
-    if issuer is None:
-        builder = builder.add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-    else:
-        address = x509.IPAddress(ipaddress.ip_address("127.0.0.1"))
-        builder = builder.add_extension(x509.SubjectAlternativeName([address]), critical=False)
-    return builder.sign(issuer_key, hashes.SHA256()), key
-
-
 @pytest.fixture
 def private_ca(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[ssl.SSLContext, Path]:
     """A server's TLS context with a certificate of a private CA, and the CA's bundle; no bundle named by variable."""
@@ -188,8 +159,8 @@ def private_ca(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[ssl.SSL
 
     for name in ("REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE"):
         monkeypatch.delenv(name, raising=False)
-    ca = issue("Rotation test private CA")
-    cert, key = issue("127.0.0.1", issuer=ca)
+    ca = issue_certificate("Rotation test private CA")
+    cert, key = issue_certificate("127.0.0.1", issuer=ca)
     bundle, chain, key_file = tmp_path / "ca.pem", tmp_path / "server.pem", tmp_path / "server.key"
     bundle.write_bytes(ca[0].public_bytes(serialization.Encoding.PEM))
     chain.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
