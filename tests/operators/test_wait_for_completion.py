@@ -89,7 +89,9 @@ def test_create_schedule_waits_in_the_worker_and_returns_the_schedule_as_last_re
     records = platform.control.requests()
     assert len(posts(records, SCHEDULES_5001)) == 1
     reads = [r for r in records if r["method"] == "GET" and r["path"] == f"{SCHEDULES_5001}/{result['Id']}"]
-    assert len(reads) >= 3  # Pending, Processing, Completed
+    # The create answered Pending (a run starts Pending): the Completed schedule returned is a read after it. How
+    # many reads that took depends on the machine's speed; the statuses in between are the wait tests' business.
+    assert reads and records.index(reads[-1]) > records.index(posts(records, SCHEDULES_5001)[0])
 
 
 def test_create_voice_call_waits_for_every_schedule_of_the_new_action(platform):
