@@ -14,7 +14,6 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-import certifi
 import httpx
 
 from messaging_platform_provider.client.errors import MessagingPlatformApiError, secret_forms
@@ -39,7 +38,12 @@ def _verify() -> ssl.SSLContext:
     else certifi's bundle. Not ``SSL_CERT_FILE``/``SSL_CERT_DIR``, which httpx's own default reads and ``requests``
     does not.
     """
-    return _ssl_context(os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE") or certifi.where())
+    named = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
+    if named:
+        return _ssl_context(named)
+    import certifi  # here, not at the top: a trigger's module import adds no third-party module to the event loop
+
+    return _ssl_context(certifi.where())
 
 
 _contexts = threading.local()
