@@ -661,6 +661,12 @@ class Account:
         manager.seen = self.seen
         return manager
 
+    def manager_signing_with(self, credential: Credential) -> Manager:
+        """A manager that signs with ``credential`` (a retry whose connection holds the rotated key)."""
+        manager = Manager(self.platform.base_url, credential.key, credential.secret, account_id=self.credentials[2])
+        manager.seen = self.seen
+        return manager
+
     def keys(self) -> list[dict[str, Any]]:
         with self.manager() as manager:
             return manager.list_api_keys(account_id=self.account_id)

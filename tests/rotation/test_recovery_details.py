@@ -541,18 +541,15 @@ def test_a_connection_rotating_itself_revokes_its_unused_key_with_the_old_key_af
     old, inner = workload(account)
     store = Store()
 
-    def manager_on(credential: Credential) -> Manager:
-        manager = Manager(platform.base_url, credential.key, credential.secret, account_id=1001)
-        manager.seen = account.seen
-        return manager
-
-    first = ApiKeyRotation(manager_on(old), inner, once=CreateOnce(TOKEN, store), on_step=die_at("stored"))
+    first = ApiKeyRotation(
+        account.manager_signing_with(old), inner, once=CreateOnce(TOKEN, store), on_step=die_at("stored")
+    )
     assert outcome_of(first) == Died("stored")
     stored = inner.read()
     assert stored is not None and stored != old
     platform.control.add_fault(kind="status", status=401, method="GET", path="/campaign$")
     since = platform.control.requests()[-1]["seq"]
-    retry = ApiKeyRotation(manager_on(stored), inner, once=CreateOnce(TOKEN, store))
+    retry = ApiKeyRotation(account.manager_signing_with(stored), inner, once=CreateOnce(TOKEN, store))
     assert outcome_of(retry) == Failed(
         "verify_stored",
         f"API key rotation rolled back at step 'verify_stored': the stored credential failed a platform call: "
@@ -789,12 +786,9 @@ def test_a_connection_rotating_itself_leaves_another_rotations_key_alone_on_a_re
     old, inner = workload(account)
     store = Store()
 
-    def manager_on(credential: Credential) -> Manager:
-        manager = Manager(platform.base_url, credential.key, credential.secret, account_id=1001)
-        manager.seen = account.seen
-        return manager
-
-    first = ApiKeyRotation(manager_on(old), inner, once=CreateOnce(TOKEN, store), on_step=die_at("stored"))
+    first = ApiKeyRotation(
+        account.manager_signing_with(old), inner, once=CreateOnce(TOKEN, store), on_step=die_at("stored")
+    )
     assert outcome_of(first) == Died("stored")
     stored = inner.read()
     assert stored is not None
@@ -803,7 +797,9 @@ def test_a_connection_rotating_itself_leaves_another_rotations_key_alone_on_a_re
         target.inner.write(other_key(account))
 
     retry = ApiKeyRotation(
-        manager_on(stored), Scripted(inner, before_read={2: another_rotation}), once=CreateOnce(TOKEN, store)
+        account.manager_signing_with(stored),
+        Scripted(inner, before_read={2: another_rotation}),
+        once=CreateOnce(TOKEN, store),
     )
     failed = outcome_of(retry)
     assert isinstance(failed, Failed)
