@@ -32,8 +32,8 @@ from airflow.sdk import Param, dag, task
 from messaging_platform_provider.operators import (
     MessagingPlatformAttachKeywordCampaignOperator,
     MessagingPlatformCreateCallbackOperator,
-    MessagingPlatformCreateCampaignCouponOperator,
     MessagingPlatformCreateCampaignOperator,
+    MessagingPlatformCreateCouponDefinitionOperator,
     MessagingPlatformCreateExternalCouponListOperator,
 )
 
@@ -70,7 +70,7 @@ def messaging_platform_campaign_launch() -> None:
     campaign = MessagingPlatformCreateCampaignOperator(
         task_id="create_campaign", name="Spring launch", campaign_type="Coupon"
     )
-    coupon = MessagingPlatformCreateCampaignCouponOperator(
+    coupon = MessagingPlatformCreateCouponDefinitionOperator(
         task_id="define_coupon",
         campaign_id="{{ ti.xcom_pull(task_ids='create_campaign')['Id'] }}",
         coupon_type="External",

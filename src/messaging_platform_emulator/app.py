@@ -24,12 +24,12 @@ from .prefixes import API_PREFIX, CONTROL_PREFIX
 from .routes import (
     api_keys,
     callbacks,
-    campaign_coupons,
     campaigns,
     contacts,
     control,
     control_data,
     control_events,
+    coupon_definitions,
     coupon_lists,
     coupon_redemptions,
     filter_groups,
@@ -42,7 +42,7 @@ from .routes.deps import check_query_options
 CONTROL_ROUTERS = (control.router, control_data.router, control_events.router)
 PLATFORM_ROUTERS = (
     campaigns.router,
-    campaign_coupons.router,
+    coupon_definitions.router,
     coupon_redemptions.router,
     coupon_lists.router,
     schedules.router,

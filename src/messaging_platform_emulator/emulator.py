@@ -18,10 +18,10 @@ from .seed_data import seed_platform
 from .services.accounts import AccountService, Seed, SeedCredentials
 from .services.api_keys import ApiKeyService
 from .services.callbacks import CallbackService
-from .services.campaign_coupons import CampaignCouponService
 from .services.campaigns import CampaignService
 from .services.channels import ChannelService
 from .services.contacts import ContactService
+from .services.coupon_definitions import CouponDefinitionService
 from .services.coupon_lists import CouponListService
 from .services.coupon_redemptions import CouponRedemptionService
 from .services.events import EventService
@@ -61,7 +61,7 @@ class Emulator:
         self.channels = ChannelService(self.store, self.accounts)
         self.campaigns = CampaignService(self.store)
         self.coupon_lists = CouponListService(self.store)
-        self.campaign_coupons = CampaignCouponService(self.store, self.coupon_lists)
+        self.coupon_definitions = CouponDefinitionService(self.store, self.coupon_lists)
         self.coupon_redemptions = CouponRedemptionService(self.store, self.contacts, self.coupon_lists)
         self.schedules = ScheduleService(self.store)
         self.voice_calls = VoiceCallService(self.store, self.schedules, self.channels)

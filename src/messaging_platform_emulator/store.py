@@ -19,10 +19,10 @@ from .models import (
     ApiKey,
     Callback,
     Campaign,
-    CampaignCoupon,
     Channel,
     ContactBlock,
     ContactList,
+    CouponDefinition,
     ExternalCouponList,
     FilterGroup,
     Keyword,
@@ -58,7 +58,7 @@ class Tables:
     actions: dict[int, Action] = field(default_factory=dict)
     voice_calls: dict[int, VoiceCall] = field(default_factory=dict)  # by action id; the action is in ``actions``
     campaigns: dict[int, Campaign] = field(default_factory=dict)
-    campaign_coupons: dict[int, CampaignCoupon] = field(default_factory=dict)  # by campaign id
+    coupon_definitions: dict[int, CouponDefinition] = field(default_factory=dict)  # by campaign id
     coupon_lists: dict[int, ExternalCouponList] = field(default_factory=dict)  # each holds its codes
     redemptions: list[Redemption] = field(default_factory=list)  # every event-redeemcoupon, in order
     schedules: dict[int, Schedule] = field(default_factory=dict)

@@ -63,8 +63,8 @@ def test_schedule_body_accepts_names_numbers_and_zone_aware_dates():
 WITH_EXTRA = {
     "create_campaign": lambda h, extra: h.create_campaign("N", "Basic", extra=extra),
     "update_campaign": lambda h, extra: h.update_campaign(3001, name="N", extra=extra),
-    "create_campaign_coupon": lambda h, extra: h.create_campaign_coupon(3001, "Dynamic", extra=extra),
-    "update_campaign_coupon": lambda h, extra: h.update_campaign_coupon(3001, "Dynamic", extra=extra),
+    "create_coupon_definition": lambda h, extra: h.create_coupon_definition(3001, "Dynamic", extra=extra),
+    "update_coupon_definition": lambda h, extra: h.update_coupon_definition(3001, "Dynamic", extra=extra),
     "create_api_key": lambda h, extra: h.create_api_key("L", extra=extra),
     "create_push_voice_call": lambda h, extra: h.create_push_voice_call(
         ["+15125550100"], targets=["+15550100001"], message="Hi", extra=extra

@@ -13,8 +13,8 @@ from messaging_platform_provider.operators import (
     MessagingPlatformDeleteCampaignOperator,
     MessagingPlatformGetCampaignOperator,
     MessagingPlatformListCampaignsOperator,
-    MessagingPlatformUpdateCampaignCouponOperator,
     MessagingPlatformUpdateCampaignOperator,
+    MessagingPlatformUpdateCouponDefinitionOperator,
 )
 from tests.support.operator_context import (
     assert_wire_headers,
@@ -190,7 +190,7 @@ def test_id_operators_template_fields():
     assert set(MessagingPlatformUpdateCampaignOperator.template_fields) >= {
         "account_id", "campaign_id", "name", "campaign_type", "user_data", "extra",
     }  # fmt: skip
-    assert set(MessagingPlatformUpdateCampaignCouponOperator.template_fields) >= {
+    assert set(MessagingPlatformUpdateCouponDefinitionOperator.template_fields) >= {
         "account_id", "campaign_id", "coupon_type", "static_code", "valid_from", "valid_to", "external_list_id",
     }  # fmt: skip
 
@@ -268,10 +268,10 @@ def test_delete_campaign_missing_not_ok_fails(platform):
 # -- coupon definition ----------------------------------------------------------------------------
 
 
-def test_update_campaign_coupon_sends_the_definition(platform):
+def test_update_coupon_definition_sends_the_definition(platform):
     made = make_campaign("Coupons", "Coupon")
     clear_requests(platform)
-    op = MessagingPlatformUpdateCampaignCouponOperator(
+    op = MessagingPlatformUpdateCouponDefinitionOperator(
         task_id="cp",
         campaign_id=made["Id"],
         coupon_type="Static",
@@ -300,12 +300,12 @@ def test_update_campaign_coupon_sends_the_definition(platform):
     assert (result["ValidFrom"], result["ValidTo"]) == ("2026-03-01T06:00:00", "2026-03-31T00:00:00")
 
 
-def test_update_campaign_coupon_external_list_id_from_a_template_string(platform):
+def test_update_coupon_definition_external_list_id_from_a_template_string(platform):
     hook = MessagingPlatformHook()
     made = make_campaign("Coupons", "Coupon")
     codes = hook.create_external_coupon_list(name="Codes", coupon_codes=["A1"])
     clear_requests(platform)
-    op = MessagingPlatformUpdateCampaignCouponOperator(
+    op = MessagingPlatformUpdateCouponDefinitionOperator(
         task_id="cp", campaign_id=str(made["Id"]), coupon_type="External", external_list_id=str(codes["Id"])
     )
     result = run(op)
@@ -329,17 +329,17 @@ def test_update_campaign_coupon_external_list_id_from_a_template_string(platform
         ({"coupon_type": "External", "external_list_id": "{{ bad }}"}, "external_list_id"),
     ],
 )
-def test_update_campaign_coupon_bad_input_fails_before_any_request(platform, kwargs, field):
+def test_update_coupon_definition_bad_input_fails_before_any_request(platform, kwargs, field):
     with refused(field):
-        op = MessagingPlatformUpdateCampaignCouponOperator(task_id="cp", campaign_id=3001, **kwargs)
+        op = MessagingPlatformUpdateCouponDefinitionOperator(task_id="cp", campaign_id=3001, **kwargs)
         run(op)
     assert platform.control.requests() == []
 
 
-def test_update_campaign_coupon_on_a_campaign_that_is_not_a_coupon_campaign(platform):
+def test_update_coupon_definition_on_a_campaign_that_is_not_a_coupon_campaign(platform):
     made = make_campaign("Plain", "Basic")
     clear_requests(platform)
-    op = MessagingPlatformUpdateCampaignCouponOperator(
+    op = MessagingPlatformUpdateCouponDefinitionOperator(
         task_id="cp", campaign_id=made["Id"], coupon_type="Static", static_code="X"
     )
     with fails_without_retry(MessagingPlatformApiError) as caught:

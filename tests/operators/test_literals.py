@@ -17,8 +17,8 @@ from packaging.version import Version
 
 from messaging_platform_provider.client.errors import MessagingPlatformValidationError
 from messaging_platform_provider.operators import (
-    MessagingPlatformCreateCampaignCouponOperator,
     MessagingPlatformCreateCampaignOperator,
+    MessagingPlatformCreateCouponDefinitionOperator,
     MessagingPlatformCreateExternalCouponListOperator,
     MessagingPlatformCreatePushVoiceCallOperator,
     MessagingPlatformCreateScheduleOperator,
@@ -121,9 +121,9 @@ def test_a_literal_typo_fails_when_the_operator_is_built(build, message):
 def test_a_blank_count_is_left_out_and_the_fields_after_it_are_still_checked():
     """``max_uses=""`` (what a template that renders to nothing gives) leaves the field out; the check goes on."""
     with pytest.raises(MessagingPlatformValidationError) as raised:
-        MessagingPlatformCreateCampaignCouponOperator(task_id="t", campaign_id=3001, coupon_type="Bogus", max_uses="")
+        MessagingPlatformCreateCouponDefinitionOperator(task_id="t", campaign_id=3001, coupon_type="Bogus", max_uses="")
     assert raised.value.field == "coupon_type"
-    MessagingPlatformCreateCampaignCouponOperator(task_id="t", campaign_id=3001, coupon_type="Dynamic", max_uses="")
+    MessagingPlatformCreateCouponDefinitionOperator(task_id="t", campaign_id=3001, coupon_type="Dynamic", max_uses="")
 
 
 def test_an_empty_account_id_written_in_the_dag_file_means_the_connections_account(platform):

@@ -15,8 +15,8 @@ from messaging_platform_provider.client import MessagingPlatformApiError
 from messaging_platform_provider.client.operations import OPERATIONS
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 from messaging_platform_provider.operators import (
-    MessagingPlatformCreateCampaignCouponOperator,
     MessagingPlatformCreateCampaignOperator,
+    MessagingPlatformCreateCouponDefinitionOperator,
     MessagingPlatformCreateScheduleOperator,
     MessagingPlatformDeleteCampaignOperator,
     MessagingPlatformGetScheduleOperator,
@@ -90,7 +90,7 @@ def test_a_retry_after_the_first_try_heard_its_answer_logs_that_it_adopted_that_
 def test_a_retried_create_of_the_one_resource_of_a_parent_logs_that_it_adopted_it(platform, logs):
     """A campaign holds one coupon definition: the retry after a lost answer adopts the one the first try made."""
     MessagingPlatformHook().create_campaign(name="Coupons", campaign_type="Coupon")
-    op = MessagingPlatformCreateCampaignCouponOperator(
+    op = MessagingPlatformCreateCouponDefinitionOperator(
         task_id="define", campaign_id=3001, coupon_type="Static", static_code="SPRING10"
     )
     context = task_context(op, store=InMemoryStore())
@@ -101,7 +101,7 @@ def test_a_retried_create_of_the_one_resource_of_a_parent_logs_that_it_adopted_i
     assert logs.info() == []
     run(op, context)
     assert logs.info() == [
-        "create_campaign_coupon (campaign_id=3001): adopted it, made by an earlier try of this task."
+        "create_coupon_definition (campaign_id=3001): adopted it, made by an earlier try of this task."
     ]
 
 
@@ -150,8 +150,8 @@ ARGUMENTS: dict[str, dict[str, Any]] = {
     "create_api_key": {"key_label": "Nightly"},
     "create_campaign": {"name": "Spring", "campaign_type": "Basic"},
     "update_campaign": {"name": "Renamed"},
-    "update_campaign_coupon": {"coupon_type": "Static", "static_code": "SUMMER5"},
-    "create_campaign_coupon": {"coupon_type": "Static", "static_code": "SPRING10"},
+    "update_coupon_definition": {"coupon_type": "Static", "static_code": "SUMMER5"},
+    "create_coupon_definition": {"coupon_type": "Static", "static_code": "SPRING10"},
     "create_push_voice_call": {"channels": ["+15125550100"], "targets": ["+15125550199"], "message": "Hello"},
     "update_filter_group": {"operator": "OR"},
     "create_callback": {"callback_type": "Keyword", "url": "https://hooks.example.com/keyword"},
@@ -166,7 +166,7 @@ def test_every_operator_logs_one_line_naming_the_call_its_ids_and_what_it_did(na
     resources = SampleResources(MessagingPlatformHook(), platform.seed)
     ids = {p: resources(p) for p in op.path_params if p != "account_id"}
     arguments = dict(ARGUMENTS.get(name, {}))
-    if name == "create_campaign_coupon":
+    if name == "create_coupon_definition":
         ids["campaign_id"] = MessagingPlatformHook().create_campaign("Other", "Coupon")["Id"]  # no definition yet
     if name == "attach_keyword_campaign":
         arguments["campaign_id"] = resources("campaign_id")

@@ -28,7 +28,7 @@ CREATES = {
     "callback": ("/callback$", lambda h: h.list_callbacks()),
     "coupon_definition": (
         "/coupon$",
-        lambda h: [h.get_campaign_coupon(c["Id"]) for c in h.list_campaigns() if c["Name"] == "Retry-safe campaign"],
+        lambda h: [h.get_coupon_definition(c["Id"]) for c in h.list_campaigns() if c["Name"] == "Retry-safe campaign"],
     ),
 }
 
@@ -126,8 +126,10 @@ def test_a_coupon_definition_whose_answer_was_lost_is_adopted_in_the_account_nam
     platform.control.add_fault(kind="commit_then_drop", method="POST", path="/coupon$", count=1)
     before = len(platform.control.requests())
     with pytest.raises(MessagingPlatformApiError):
-        hook.create_campaign_coupon(campaign["Id"], "Static", static_code="SAVE10", once=once, account_id=account)
-    adopted = hook.create_campaign_coupon(campaign["Id"], "Static", static_code="SAVE10", once=once, account_id=account)
+        hook.create_coupon_definition(campaign["Id"], "Static", static_code="SAVE10", once=once, account_id=account)
+    adopted = hook.create_coupon_definition(
+        campaign["Id"], "Static", static_code="SAVE10", once=once, account_id=account
+    )
     assert adopted["StaticCode"] == "SAVE10"
     coupon = f"/api/v2.1/account/{account}/campaign/{campaign['Id']}/coupon"
     assert [(r["method"], r["path"], r["status"]) for r in platform.control.requests()[before:]] == [
@@ -142,7 +144,7 @@ def test_a_coupon_definition_without_a_state_store_is_sent_as_is(platform):
     campaign = hook.create_campaign(name="Coupons", campaign_type="Coupon")
     before = len(platform.control.requests())
     once = CreateOnce("0d0d0d0d0d0d0d0d")  # no store: no lookup first
-    made = hook.create_campaign_coupon(campaign["Id"], "Static", static_code="SAVE10", once=once)
+    made = hook.create_coupon_definition(campaign["Id"], "Static", static_code="SAVE10", once=once)
     assert made["StaticCode"] == "SAVE10"
     assert [r["method"] for r in platform.control.requests()[before:]] == ["POST"]
 

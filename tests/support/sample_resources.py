@@ -58,7 +58,7 @@ class SampleResources:
 
     def _campaign_id(self) -> int:
         campaign = int(self.hook.create_campaign("Coupons", "Coupon")["Id"])
-        self.hook.create_campaign_coupon(campaign, "Static", static_code="SPRING10")
+        self.hook.create_coupon_definition(campaign, "Static", static_code="SPRING10")
         return campaign
 
     def _contact_list_id(self) -> int:

@@ -1,4 +1,4 @@
-"""Campaigns, the coupon definition of a coupon campaign (``CampaignCoupon``), and redemptions."""
+"""Campaigns, the coupon definition of a coupon campaign (``CouponDefinition``), and redemptions."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ class Campaign(SoftDeletable):
 
 
 @dataclass
-class CouponFields:
+class CouponDefinitionFields:
     """The client-supplied part of a coupon definition (a PUT carries all of it)."""
 
     coupon_type_id: int
@@ -93,12 +93,12 @@ class CouponFields:
 
 
 @dataclass
-class CampaignCoupon:
+class CouponDefinition:
     """The coupon definition of a coupon campaign (the platform's ``CouponDefinition``), one per campaign."""
 
     campaign_id: int
     account_id: int
-    fields: CouponFields
+    fields: CouponDefinitionFields
     audit: Audit
 
     def to_api(self, external_list: dict[str, Any] | None) -> dict[str, Any]:

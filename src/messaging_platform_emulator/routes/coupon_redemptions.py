@@ -16,7 +16,7 @@ route(
     router,
     "GET",
     "/account/{account_id}/campaign/{campaign_id}/coupon/redemptions",
-    "get_campaign_coupon_redemptions",
+    "get_coupon_redemption_details",
     lambda emulator: emulator.coupon_redemptions.details,
 )
 

@@ -95,7 +95,7 @@ class CouponListService:
             return found.to_api()
 
     def store(self, account_id: int, given: CouponListInput, principal: str) -> ExternalCouponList:
-        """Create a validated list (also used for a list defined inline in a campaign's coupon)."""
+        """Create a validated list (also used for a list defined inline in a coupon definition)."""
         created = ExternalCouponList(
             id=self._store.next_id("coupon_list"),
             account_id=account_id,

@@ -19,7 +19,7 @@ from typing import Any
 from ..errors import PROPERTY_INVALID_VALUE, ErrorDetail, PlatformError, not_found
 from ..models import (
     ApiKey,
-    CampaignCoupon,
+    CouponDefinition,
     CouponStatus,
     CouponType,
     Redemption,
@@ -48,7 +48,7 @@ class CouponRedemptionService:
         """The campaign's redemption counts; 404 ``CouponDefinition`` when it has no definition."""
         with self._store.lock:
             campaign = require_campaign(self._store, key, account_id, campaign_id)
-            if campaign.id not in self._store.tables.campaign_coupons:
+            if campaign.id not in self._store.tables.coupon_definitions:
                 raise not_found(DEFINITION_OBJECT_TYPE, campaign_id)
             counts: dict[int, int] = dict.fromkeys(CouponStatus, 0)
             successful: list[datetime] = []
@@ -96,9 +96,9 @@ class CouponRedemptionService:
             raise not_found(CONTACT_OBJECT_TYPE, contact_id)
         return contact_id
 
-    def _match(self, account_id: int, code: str) -> CampaignCoupon | None:
-        """The campaign coupon the code belongs to, lowest campaign id first, or None."""
-        coupons = self._store.tables.campaign_coupons
+    def _match(self, account_id: int, code: str) -> CouponDefinition | None:
+        """The coupon definition the code belongs to, lowest campaign id first, or None."""
+        coupons = self._store.tables.coupon_definitions
         for campaign_id in sorted(coupons):
             coupon = coupons[campaign_id]
             if coupon.account_id != account_id or find_campaign(self._store, account_id, campaign_id) is None:
@@ -112,7 +112,7 @@ class CouponRedemptionService:
                     return coupon
         return None
 
-    def _status(self, coupon: CampaignCoupon, contact_id: int | None, now: datetime) -> int:
+    def _status(self, coupon: CouponDefinition, contact_id: int | None, now: datetime) -> int:
         fields = coupon.fields
         if fields.valid_from is not None and now < fields.valid_from:
             return CouponStatus.NOT_STARTED

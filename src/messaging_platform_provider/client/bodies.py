@@ -72,7 +72,7 @@ def campaign_rules(body: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
-class CampaignCouponOptions(TypedDict, total=False):
+class CouponDefinitionOptions(TypedDict, total=False):
     """A coupon definition's optional fields; ``name`` and ``description`` label it in the UI."""
 
     static_code: str | None
@@ -91,11 +91,11 @@ class CampaignCouponOptions(TypedDict, total=False):
     description: str | None
 
 
-class CampaignCouponFields(CampaignCouponOptions, total=False):
+class CouponDefinitionFields(CouponDefinitionOptions, total=False):
     coupon_type: Annotated[int | str, Named(COUPON_TYPES), Wire("CouponTypeId")]
 
 
-def campaign_coupon_rules(body: dict[str, Any]) -> dict[str, Any]:
+def coupon_definition_rules(body: dict[str, Any]) -> dict[str, Any]:
     """
     A code for Static, a list for External, days for Rolling, ValidTo not before ValidFrom. ``StaticCode`` is
     required in every definition, whatever its type: Dynamic and External carry it as ``""``.

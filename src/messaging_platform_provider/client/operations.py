@@ -17,8 +17,8 @@ from typing import Any, Literal
 from messaging_platform_provider.client.bodies import (
     ApiKeyFields,
     CallbackFields,
-    CampaignCouponFields,
     CampaignFields,
+    CouponDefinitionFields,
     ExternalCouponListFields,
     FilterGroupFields,
     PushVoiceCallFields,
@@ -195,19 +195,19 @@ class Operations:
     delete_campaign = Operation(
         "campaign", "DELETE", _CAMPAIGN + "/{campaign_id}", "Delete a campaign.", "none",
         int_params=_ints("campaign_id"))
-    update_campaign_coupon = Operation(
-        "campaign", "PUT", _COUPON, "Update the coupon definition of a coupon campaign.",
-        fields=CampaignCouponFields, int_params=_ints("campaign_id"))
+    update_coupon_definition = Operation(
+        "coupon definition", "PUT", _COUPON, "Update the coupon definition of a coupon campaign.",
+        fields=CouponDefinitionFields, int_params=_ints("campaign_id"))
     # Coupon definition read, create and redemption counts (platform facts)
-    get_campaign_coupon = Operation(
-        "campaign", "GET", _COUPON, "Get the coupon definition of a coupon campaign.",
+    get_coupon_definition = Operation(
+        "coupon definition", "GET", _COUPON, "Get the coupon definition of a coupon campaign.",
         int_params=_ints("campaign_id"), in_spec=False)
-    create_campaign_coupon = Operation(
-        "campaign", "POST", _COUPON, "Create the coupon definition of a coupon campaign.",
-        fields=CampaignCouponFields, int_params=_ints("campaign_id"), in_spec=False,
-        dedupe=Dedupe(get_campaign_coupon, get_campaign_coupon, "campaign_id", one_per_parent=True))
-    get_campaign_coupon_redemptions = Operation(
-        "campaign", "GET", _COUPON + "/redemptions", "Get the redemption counts of a coupon campaign.",
+    create_coupon_definition = Operation(
+        "coupon definition", "POST", _COUPON, "Create the coupon definition of a coupon campaign.",
+        fields=CouponDefinitionFields, int_params=_ints("campaign_id"), in_spec=False,
+        dedupe=Dedupe(get_coupon_definition, get_coupon_definition, "campaign_id", one_per_parent=True))
+    get_coupon_redemption_details = Operation(
+        "coupon definition", "GET", _COUPON + "/redemptions", "Get the redemption counts of a coupon campaign.",
         int_params=_ints("campaign_id"), in_spec=False)
     # Push voice call actions (spec 4.5)
     list_push_voice_calls = Operation(

@@ -6,10 +6,10 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from messaging_platform_provider.client.bodies import (
-    CampaignCouponFields,
-    CampaignCouponOptions,
     CampaignFields,
     CampaignOptions,
+    CouponDefinitionFields,
+    CouponDefinitionOptions,
 )
 from messaging_platform_provider.client.fields import keys
 from messaging_platform_provider.client.operations import Operations
@@ -26,14 +26,14 @@ if TYPE_CHECKING:
     from messaging_platform_provider.templated import Templated
 
 __all__ = [
-    "MessagingPlatformCreateCampaignCouponOperator",
+    "MessagingPlatformCreateCouponDefinitionOperator",
     "MessagingPlatformCreateCampaignOperator",
     "MessagingPlatformDeleteCampaignOperator",
-    "MessagingPlatformGetCampaignCouponOperator",
-    "MessagingPlatformGetCampaignCouponRedemptionsOperator",
+    "MessagingPlatformGetCouponDefinitionOperator",
+    "MessagingPlatformGetCouponRedemptionDetailsOperator",
     "MessagingPlatformGetCampaignOperator",
     "MessagingPlatformListCampaignsOperator",
-    "MessagingPlatformUpdateCampaignCouponOperator",
+    "MessagingPlatformUpdateCouponDefinitionOperator",
     "MessagingPlatformUpdateCampaignOperator",
 ]
 
@@ -188,10 +188,10 @@ class MessagingPlatformDeleteCampaignOperator(MessagingPlatformBaseOperator):
         )
 
 
-class _CampaignCouponOperator(MessagingPlatformBaseOperator):
+class _CouponDefinitionOperator(MessagingPlatformBaseOperator):
     """The fields of a coupon definition, shared by its create and update operators (documented on the update)."""
 
-    template_fields = (*BASE_TEMPLATE_FIELDS, "campaign_id", *keys(CampaignCouponFields), "extra")
+    template_fields = (*BASE_TEMPLATE_FIELDS, "campaign_id", *keys(CouponDefinitionFields), "extra")
 
     def __init__(
         self,
@@ -235,7 +235,7 @@ class _CampaignCouponOperator(MessagingPlatformBaseOperator):
         self.extra = extra
 
 
-class MessagingPlatformUpdateCampaignCouponOperator(_CampaignCouponOperator):
+class MessagingPlatformUpdateCouponDefinitionOperator(_CouponDefinitionOperator):
     """
     Set the coupon definition of a coupon campaign; returns the platform's answer. Every field is templated.
 
@@ -246,30 +246,30 @@ class MessagingPlatformUpdateCampaignCouponOperator(_CampaignCouponOperator):
     :param max_uses: how often one code may be redeemed; with the day counts, a whole number (or its template).
     """
 
-    operation = Operations.update_campaign_coupon
+    operation = Operations.update_coupon_definition
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        options = self.declared_values(CampaignCouponOptions)
-        return hook.update_campaign_coupon(
+        options = self.declared_values(CouponDefinitionOptions)
+        return hook.update_coupon_definition(
             self.campaign_id, self.coupon_type, extra=self.extra, account_id=self.account, **options
         )
 
 
-class MessagingPlatformCreateCampaignCouponOperator(_CampaignCouponOperator, MessagingPlatformCreateOperator):
+class MessagingPlatformCreateCouponDefinitionOperator(_CouponDefinitionOperator, MessagingPlatformCreateOperator):
     """
     Give a coupon campaign its coupon definition; returns it. The platform refuses a second definition: change
-    one with ``MessagingPlatformUpdateCampaignCouponOperator``. Fields and their rules as for that operator;
+    one with ``MessagingPlatformUpdateCouponDefinitionOperator``. Fields and their rules as for that operator;
     every field is templated.
 
     :param idempotent: on Airflow 3.3+ (task state store), a retry after a lost answer adopts the definition an
         earlier try made; without a store the retry gets the platform's refusal, never a second definition.
     """
 
-    operation = Operations.create_campaign_coupon
+    operation = Operations.create_coupon_definition
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        options = self.declared_values(CampaignCouponOptions)
-        return hook.create_campaign_coupon(
+        options = self.declared_values(CouponDefinitionOptions)
+        return hook.create_coupon_definition(
             self.campaign_id,
             self.coupon_type,
             extra=self.extra,
@@ -279,10 +279,10 @@ class MessagingPlatformCreateCampaignCouponOperator(_CampaignCouponOperator, Mes
         )
 
 
-class MessagingPlatformGetCampaignCouponOperator(MessagingPlatformBaseOperator):
+class MessagingPlatformGetCouponDefinitionOperator(MessagingPlatformBaseOperator):
     """Get the coupon definition of a coupon campaign; returns it. ``campaign_id`` is templated."""
 
-    operation = Operations.get_campaign_coupon
+    operation = Operations.get_coupon_definition
     template_fields = (*BASE_TEMPLATE_FIELDS, "campaign_id")
 
     def __init__(self, *, campaign_id: Templated[int], **kwargs: Any) -> None:
@@ -290,16 +290,16 @@ class MessagingPlatformGetCampaignCouponOperator(MessagingPlatformBaseOperator):
         self.campaign_id = campaign_id
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.get_campaign_coupon(self.campaign_id, account_id=self.account)
+        return hook.get_coupon_definition(self.campaign_id, account_id=self.account)
 
 
-class MessagingPlatformGetCampaignCouponRedemptionsOperator(MessagingPlatformBaseOperator):
+class MessagingPlatformGetCouponRedemptionDetailsOperator(MessagingPlatformBaseOperator):
     """
     Get the redemption counts of a coupon campaign (``RedemptionCount``, ``TooEarlyCount``, ``TooLateCount``,
     ``TooManyCount``, ``TotalBadCount``, ``FirstSuccessful``, ``LastSuccessful``); returns them. Templated.
     """
 
-    operation = Operations.get_campaign_coupon_redemptions
+    operation = Operations.get_coupon_redemption_details
     template_fields = (*BASE_TEMPLATE_FIELDS, "campaign_id")
 
     def __init__(self, *, campaign_id: Templated[int], **kwargs: Any) -> None:
@@ -307,4 +307,4 @@ class MessagingPlatformGetCampaignCouponRedemptionsOperator(MessagingPlatformBas
         self.campaign_id = campaign_id
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.get_campaign_coupon_redemptions(self.campaign_id, account_id=self.account)
+        return hook.get_coupon_redemption_details(self.campaign_id, account_id=self.account)

@@ -43,11 +43,11 @@ class World:
 
 
 def _update_coupon(w: World) -> Any:
-    return w.hook.update_campaign_coupon(w.coupon_campaign(), "External", external_list_id=w.coupon_list())
+    return w.hook.update_coupon_definition(w.coupon_campaign(), "External", external_list_id=w.coupon_list())
 
 
 def _create_coupon(w: World) -> Any:
-    return w.hook.create_campaign_coupon(w.coupon_campaign(), "Dynamic", prefix="SPR", name="Spring", description="")
+    return w.hook.create_coupon_definition(w.coupon_campaign(), "Dynamic", prefix="SPR", name="Spring", description="")
 
 
 CALLS: dict[str, Callable[[World], Any]] = {
@@ -73,8 +73,8 @@ CALLS: dict[str, Callable[[World], Any]] = {
     ),
     "update_campaign": lambda w: w.hook.update_campaign(w.coupon_campaign(), name="Spring (renamed)"),
     "delete_campaign": lambda w: w.hook.delete_campaign(w.coupon_campaign()),
-    "update_campaign_coupon": _update_coupon,
-    "create_campaign_coupon": _create_coupon,
+    "update_coupon_definition": _update_coupon,
+    "create_coupon_definition": _create_coupon,
     "create_push_voice_call": lambda w: _voice_call(w),
     "delete_push_voice_call": lambda w: w.hook.delete_push_voice_call(_voice_call(w)["Id"]),
     "update_filter_group": lambda w: w.hook.update_filter_group(w.contact_list_id, w.group_id, operator="or"),

@@ -53,15 +53,15 @@ def query(expected: str) -> Callable[[Request], bool]:
 
 
 def _coupon(kind: str, **fields: Any) -> Callable[[World], Any]:
-    return lambda w: w.hook.update_campaign_coupon(w.coupon_campaign(), kind, **fields)
+    return lambda w: w.hook.update_coupon_definition(w.coupon_campaign(), kind, **fields)
 
 
 def _dynamic(w: World) -> Any:
-    return w.hook.update_campaign_coupon(w.coupon_campaign(), "Dynamic")
+    return w.hook.update_coupon_definition(w.coupon_campaign(), "Dynamic")
 
 
 def _rolling(w: World) -> Any:
-    return w.hook.update_campaign_coupon(
+    return w.hook.update_coupon_definition(
         w.coupon_campaign(),
         "Static",
         static_code="SPRING10",
@@ -133,30 +133,31 @@ ROWS: tuple[Row, ...] = (
         "the PUT body is not published; it takes the fields of the campaign create",
         "only the fields given", lambda r: r.body == {"Name": "Spring (renamed)"}),
     # coupon definition
-    Row("coupon-type", "update_campaign_coupon", "CouponTypeId", "number, required",
+    Row("coupon-type", "update_coupon_definition", "CouponTypeId", "number, required",
         "Static 0, Dynamic 1, External 2", equals("CouponTypeId", 2)),
-    Row("coupon-static-code-external", "update_campaign_coupon", "StaticCode",
+    Row("coupon-static-code-external", "update_coupon_definition", "StaticCode",
         "string, required, whatever the coupon type",
         '`""` for an External coupon', equals("StaticCode", "")),
-    Row("coupon-static-code-dynamic", "update_campaign_coupon", "StaticCode",
+    Row("coupon-static-code-dynamic", "update_coupon_definition", "StaticCode",
         "string, required, whatever the coupon type",
         '`""` for a Dynamic coupon', equals("StaticCode", ""), _dynamic),
-    Row("coupon-static-code-static", "update_campaign_coupon", "StaticCode",
+    Row("coupon-static-code-static", "update_coupon_definition", "StaticCode",
         "string, required, whatever the coupon type",
         "the code for a Static coupon (an empty one is refused)", equals("StaticCode", "SPRING10"), _rolling),
-    Row("coupon-valid-from", "update_campaign_coupon", "ValidFrom, ValidTo", "dates; date-times carry no zone offset",
+    Row("coupon-valid-from", "update_coupon_definition", "ValidFrom, ValidTo", "dates; date-times carry no zone offset",
         "date-times in the platform time zone, without offset",
         lambda r: timestamp("ValidFrom", "2026-11-30T23:00:00")(r) and timestamp("ValidTo", "2026-12-31T00:00:00")(r),
         _rolling),
-    Row("coupon-rolling", "update_campaign_coupon", "ValidRollingOffSet", "integer, spelled with a capital S: `OffSet`",
+    Row("coupon-rolling", "update_coupon_definition", "ValidRollingOffSet",
+        "integer, spelled with a capital S: `OffSet`",
         "`ValidRollingOffSet`, as the platform spells it", lambda r: r.body["ValidRollingOffSet"] == 1 and
         r.body["ValidRollingDays"] == 7 and r.body["ValidDateTypeId"] == 2, _rolling),
-    Row("coupon-list-id", "update_campaign_coupon", "ExternalListId", "integer, optional",
+    Row("coupon-list-id", "update_coupon_definition", "ExternalListId", "integer, optional",
         "an integer (a template's string is converted)", body("ExternalListId", lambda v: type(v) is int)),
-    Row("coupon-create-static-code", "create_campaign_coupon", "StaticCode",
+    Row("coupon-create-static-code", "create_coupon_definition", "StaticCode",
         "string, required, on the create (POST) too",
         '`""` for a Dynamic coupon', equals("StaticCode", "")),
-    Row("coupon-create-labels", "create_campaign_coupon", "Name, Description",
+    Row("coupon-create-labels", "create_coupon_definition", "Name, Description",
         "optional labels the vendor's client libraries send, beyond a coupon definition's published fields",
         "only when given (empty strings included)",
         lambda r: r.body["Name"] == "Spring" and r.body["Description"] == ""),

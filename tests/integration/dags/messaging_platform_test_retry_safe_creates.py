@@ -13,8 +13,8 @@ from airflow.sdk import DAG
 from messaging_platform_provider.operators import (
     MessagingPlatformCreateApiKeyOperator,
     MessagingPlatformCreateCallbackOperator,
-    MessagingPlatformCreateCampaignCouponOperator,
     MessagingPlatformCreateCampaignOperator,
+    MessagingPlatformCreateCouponDefinitionOperator,
     MessagingPlatformCreateExternalCouponListOperator,
     MessagingPlatformCreatePushVoiceCallOperator,
     MessagingPlatformCreateScheduleOperator,
@@ -30,7 +30,7 @@ with DAG(
     campaign = MessagingPlatformCreateCampaignOperator(
         task_id="campaign", name="Retry-safe campaign", campaign_type="Coupon"
     )
-    campaign >> MessagingPlatformCreateCampaignCouponOperator(
+    campaign >> MessagingPlatformCreateCouponDefinitionOperator(
         task_id="coupon_definition",
         campaign_id="{{ ti.xcom_pull(task_ids='campaign')['Id'] }}",
         coupon_type="Static",

@@ -9,12 +9,12 @@ from typing_extensions import Unpack
 
 from messaging_platform_provider.client.api.base import ApiBase
 from messaging_platform_provider.client.bodies import (
-    CampaignCouponFields,
-    CampaignCouponOptions,
     CampaignFields,
     CampaignOptions,
-    campaign_coupon_rules,
+    CouponDefinitionFields,
+    CouponDefinitionOptions,
     campaign_rules,
+    coupon_definition_rules,
 )
 from messaging_platform_provider.client.errors import MessagingPlatformValidationError
 from messaging_platform_provider.client.fields import extra_fields, to_wire
@@ -71,17 +71,15 @@ class CampaignApi(ApiBase):
     ) -> bool:
         return self._delete(Operations.delete_campaign, missing_ok, account_id=account_id, campaign_id=campaign_id)
 
-    def get_campaign_coupon(self, campaign_id: int | str, *, account_id: int | None = None) -> dict[str, Any]:
+    def get_coupon_definition(self, campaign_id: int | str, *, account_id: int | None = None) -> dict[str, Any]:
         """The coupon definition of a coupon campaign."""
-        return self._one(Operations.get_campaign_coupon, account_id=account_id, campaign_id=campaign_id)
+        return self._one(Operations.get_coupon_definition, account_id=account_id, campaign_id=campaign_id)
 
-    def get_campaign_coupon_redemptions(
-        self, campaign_id: int | str, *, account_id: int | None = None
-    ) -> dict[str, Any]:
+    def get_coupon_redemption_details(self, campaign_id: int | str, *, account_id: int | None = None) -> dict[str, Any]:
         """Redemption counts of a coupon campaign (``RedemptionCount``, ``TotalBadCount``, ...)."""
-        return self._one(Operations.get_campaign_coupon_redemptions, account_id=account_id, campaign_id=campaign_id)
+        return self._one(Operations.get_coupon_redemption_details, account_id=account_id, campaign_id=campaign_id)
 
-    def create_campaign_coupon(
+    def create_coupon_definition(
         self,
         campaign_id: int | str,
         coupon_type: int | str,
@@ -89,38 +87,38 @@ class CampaignApi(ApiBase):
         extra: Mapping[str, Any] | None = None,
         once: CreateOnce | None = None,
         account_id: int | None = None,
-        **options: Unpack[CampaignCouponOptions],
+        **options: Unpack[CouponDefinitionOptions],
     ) -> dict[str, Any]:
         """
         Give a coupon campaign its coupon definition (the platform refuses a second one: use
-        ``update_campaign_coupon`` to change it). Fields as ``update_campaign_coupon``.
+        ``update_coupon_definition`` to change it). Fields as ``update_coupon_definition``.
         """
-        body = self._campaign_coupon_body(coupon_type, options, extra)
-        return self._create(Operations.create_campaign_coupon, body, once, account_id, campaign_id=campaign_id)
+        body = self._coupon_definition_body(coupon_type, options, extra)
+        return self._create(Operations.create_coupon_definition, body, once, account_id, campaign_id=campaign_id)
 
-    def update_campaign_coupon(
+    def update_coupon_definition(
         self,
         campaign_id: int | str,
         coupon_type: int | str,
         *,
         extra: Mapping[str, Any] | None = None,
         account_id: int | None = None,
-        **options: Unpack[CampaignCouponOptions],
+        **options: Unpack[CouponDefinitionOptions],
     ) -> dict[str, Any] | None:
         """
         Set the coupon definition of a coupon campaign. ``coupon_type``: Static, Dynamic, External (or 0, 1, 2);
         ``valid_date_type``: None, Static, Rolling (or 0, 1, 2). ``static_code`` is required for Static and sent as
         ``""`` for the other types; ``name`` and ``description`` are labels shown in the platform's UI.
         """
-        body = self._campaign_coupon_body(coupon_type, options, extra)
+        body = self._coupon_definition_body(coupon_type, options, extra)
         result: dict[str, Any] | None = self.call(
-            Operations.update_campaign_coupon, account_id=account_id, campaign_id=campaign_id, body=body
+            Operations.update_coupon_definition, account_id=account_id, campaign_id=campaign_id, body=body
         )
         return result
 
-    def _campaign_coupon_body(
+    def _coupon_definition_body(
         self, coupon_type: int | str, options: Mapping[str, Any], extra: Mapping[str, Any] | None
     ) -> dict[str, Any]:
         values = {"coupon_type": coupon_type, **options}
-        body = to_wire(CampaignCouponFields, values, None, self._timezone(), required=("coupon_type",))
-        return {**campaign_coupon_rules(body), **extra_fields(extra)}
+        body = to_wire(CouponDefinitionFields, values, None, self._timezone(), required=("coupon_type",))
+        return {**coupon_definition_rules(body), **extra_fields(extra)}

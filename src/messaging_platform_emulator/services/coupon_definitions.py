@@ -1,7 +1,7 @@
-"""Campaign coupon rules: the coupon definition of a coupon campaign (CampaignTypeId 4), one per campaign.
+"""Coupon definition rules: the coupon definition of a coupon campaign (CampaignTypeId 4), one per campaign.
 
-The platform calls it a coupon definition (``ObjectType`` ``CouponDefinition`` in its errors); the provider's
-operations, and so the code here, call it the campaign's coupon (``get_campaign_coupon`` …).
+The platform's name (``ObjectType`` ``CouponDefinition`` in its errors) is the name everywhere: the provider's
+operations (``get_coupon_definition`` …), this service, its routes and its model.
 
 POST creates it (400 PropertyAlreadyInUse when the campaign has one), PUT creates or replaces it (spec 4.4:
 the PUT "defines" it), GET reads it. Body (spec 2.4, facts §8.2): CouponTypeId (number, required),
@@ -22,8 +22,8 @@ from ..models import (
     ApiKey,
     Audit,
     Campaign,
-    CampaignCoupon,
-    CouponFields,
+    CouponDefinition,
+    CouponDefinitionFields,
     CouponType,
 )
 from ..store import Store
@@ -34,7 +34,7 @@ from .coupon_lists import CouponListInput, CouponListService, read_coupon_list
 OBJECT_TYPE = "CouponDefinition"
 
 
-class CampaignCouponService:
+class CouponDefinitionService:
     def __init__(self, store: Store, coupon_lists: CouponListService) -> None:
         self._store = store
         self._coupon_lists = coupon_lists
@@ -42,28 +42,28 @@ class CampaignCouponService:
     def get(self, key: ApiKey, account_id: int, campaign_id: int) -> dict[str, Any]:
         with self._store.lock:
             campaign = require_campaign(self._store, key, account_id, campaign_id)
-            coupon = self._store.tables.campaign_coupons.get(campaign.id)
+            coupon = self._store.tables.coupon_definitions.get(campaign.id)
             if coupon is None:
                 raise not_found(OBJECT_TYPE, campaign_id)
             return self._render(coupon)
 
     def create(self, key: ApiKey, account_id: int, campaign_id: int, raw_body: bytes) -> dict[str, Any]:
-        """POST: define the campaign's coupon; 400 PropertyAlreadyInUse (CampaignId) when it already has one."""
+        """POST: create the coupon definition; 400 PropertyAlreadyInUse (CampaignId) when it already has one."""
         return self._define(key, account_id, campaign_id, raw_body, creating=True)
 
     def update(self, key: ApiKey, account_id: int, campaign_id: int, raw_body: bytes) -> dict[str, Any]:
-        """PUT: create or replace the campaign's coupon (spec 4.4: the PUT "defines" it)."""
+        """PUT: create or replace the coupon definition (spec 4.4: the PUT "defines" it)."""
         return self._define(key, account_id, campaign_id, raw_body, creating=False)
 
     def _define(
         self, key: ApiKey, account_id: int, campaign_id: int, raw_body: bytes, *, creating: bool
     ) -> dict[str, Any]:
-        """Store the campaign's coupon; an inline ExternalCouponList is created and linked."""
+        """Store the coupon definition; an inline ExternalCouponList is created and linked."""
         with self._store.lock:
             campaign = require_campaign(self._store, key, account_id, campaign_id)
             body = parse_json_object(raw_body, OBJECT_TYPE)
             fields, inline_list = self._read(body, campaign)
-            if creating and campaign.id in self._store.tables.campaign_coupons:
+            if creating and campaign.id in self._store.tables.coupon_definitions:
                 message = (
                     f"Campaign {campaign.id} already has a coupon definition; change it with PUT "
                     f"/account/{account_id}/campaign/{campaign.id}/coupon."
@@ -74,19 +74,19 @@ class CampaignCouponService:
             if inline_list is not None:
                 fields.external_list_id = self._coupon_lists.store(account_id, inline_list, key.principal).id
             now = self._store.now()
-            previous = self._store.tables.campaign_coupons.get(campaign.id)
+            previous = self._store.tables.coupon_definitions.get(campaign.id)
             audit = previous.audit if previous is not None else Audit.new(now, key.principal)
             audit.touch(now, key.principal)
-            coupon = CampaignCoupon(campaign.id, account_id, fields, audit)
-            self._store.tables.campaign_coupons[campaign.id] = coupon
+            coupon = CouponDefinition(campaign.id, account_id, fields, audit)
+            self._store.tables.coupon_definitions[campaign.id] = coupon
             return self._render(coupon)
 
-    def _render(self, coupon: CampaignCoupon) -> dict[str, Any]:
+    def _render(self, coupon: CouponDefinition) -> dict[str, Any]:
         list_id = coupon.fields.external_list_id
         linked = None if list_id is None else self._coupon_lists.find(coupon.account_id, list_id)
         return coupon.to_api(None if linked is None else linked.to_api())
 
-    def _read(self, body: Body, campaign: Campaign) -> tuple[CouponFields | None, CouponListInput | None]:
+    def _read(self, body: Body, campaign: Campaign) -> tuple[CouponDefinitionFields | None, CouponListInput | None]:
         """Every field of a PUT body, problems collected in ``body``."""
         if campaign.campaign_type_id != CAMPAIGN_TYPE_COUPON:
             message = (
@@ -115,7 +115,7 @@ class CampaignCouponService:
         body.ignore("CampaignId", "AccountId", "Created", "Modified")
         if type_id is None or static_code is None:
             return None, None
-        fields = CouponFields(
+        fields = CouponDefinitionFields(
             coupon_type_id=type_id,
             prefix=prefix,
             static_code=static_code,

@@ -13,10 +13,10 @@ import requests
 from messaging_platform_provider.client import MessagingPlatformApiError, MessagingPlatformValidationError
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 from messaging_platform_provider.operators import (
-    MessagingPlatformCreateCampaignCouponOperator,
-    MessagingPlatformGetCampaignCouponOperator,
-    MessagingPlatformGetCampaignCouponRedemptionsOperator,
+    MessagingPlatformCreateCouponDefinitionOperator,
     MessagingPlatformGetContactOperator,
+    MessagingPlatformGetCouponDefinitionOperator,
+    MessagingPlatformGetCouponRedemptionDetailsOperator,
     MessagingPlatformListCampaignsOperator,
     MessagingPlatformListContactsOperator,
 )
@@ -42,8 +42,8 @@ def campaign(platform) -> int:
     return 3001
 
 
-def _create(**fields) -> MessagingPlatformCreateCampaignCouponOperator:
-    return MessagingPlatformCreateCampaignCouponOperator(task_id="define", campaign_id="3001", **fields)
+def _create(**fields) -> MessagingPlatformCreateCouponDefinitionOperator:
+    return MessagingPlatformCreateCouponDefinitionOperator(task_id="define", campaign_id="3001", **fields)
 
 
 def test_create_coupon_definition_posts_the_definition_with_static_code_and_labels(platform, campaign):
@@ -66,13 +66,13 @@ def test_create_coupon_definition_posts_the_definition_with_static_code_and_labe
 
 def test_a_second_definition_is_refused_by_the_platform(platform, campaign):
     run(_create(coupon_type="Static", static_code="SPRING10"))
-    again = MessagingPlatformCreateCampaignCouponOperator(
+    again = MessagingPlatformCreateCouponDefinitionOperator(
         task_id="define-again", campaign_id=3001, coupon_type="Static", static_code="SUMMER10"
     )
     with fails_without_retry(MessagingPlatformApiError) as caught:
         run(again)
     assert caught.value.status == 400
-    assert MessagingPlatformHook().get_campaign_coupon(3001)["StaticCode"] == "SPRING10"
+    assert MessagingPlatformHook().get_coupon_definition(3001)["StaticCode"] == "SPRING10"
 
 
 def test_a_retry_after_a_lost_answer_adopts_the_definition_the_first_try_made(platform, campaign):
@@ -88,14 +88,14 @@ def test_a_retry_after_a_lost_answer_adopts_the_definition_the_first_try_made(pl
 
 
 def test_a_retry_never_adopts_a_definition_that_existed_before_the_first_try(platform, campaign):
-    MessagingPlatformHook().create_campaign_coupon(3001, "Static", static_code="OLD")
+    MessagingPlatformHook().create_coupon_definition(3001, "Static", static_code="OLD")
     store = InMemoryStore()
     op = _create(coupon_type="Static", static_code="NEW")
     for _ in range(2):  # the first try and its retry both get the platform's refusal
         with fails_without_retry(MessagingPlatformApiError) as caught:
             run(op, task_context(op, store=store))
         assert caught.value.status == 400
-    assert MessagingPlatformHook().get_campaign_coupon(3001)["StaticCode"] == "OLD"
+    assert MessagingPlatformHook().get_coupon_definition(3001)["StaticCode"] == "OLD"
 
 
 def test_create_coupon_definition_bad_input_fails_before_any_request(platform, campaign):
@@ -106,15 +106,15 @@ def test_create_coupon_definition_bad_input_fails_before_any_request(platform, c
 
 def test_get_coupon_definition_and_redemption_counts(platform, campaign):
     hook = MessagingPlatformHook()
-    hook.create_campaign_coupon(3001, "Static", static_code="SPRING10", max_uses=1)
+    hook.create_coupon_definition(3001, "Static", static_code="SPRING10", max_uses=1)
     base = platform.base_url + "/account/1001/event-redeemcoupon"
     auth = (platform.seed.api_key, platform.seed.api_secret)
     for _ in range(2):  # one contact redeems twice: the second is over MaxUses
         requests.post(base, json="SPRING10", params={"contactId": 6001}, auth=auth, timeout=10).raise_for_status()
     clear_requests(platform)
 
-    definition = run(MessagingPlatformGetCampaignCouponOperator(task_id="g", campaign_id="3001"))
-    counts = run(MessagingPlatformGetCampaignCouponRedemptionsOperator(task_id="r", campaign_id=3001))
+    definition = run(MessagingPlatformGetCouponDefinitionOperator(task_id="g", campaign_id="3001"))
+    counts = run(MessagingPlatformGetCouponRedemptionDetailsOperator(task_id="r", campaign_id=3001))
     get, redemptions = platform.control.requests()
     assert sent(get) == ("GET", COUPON, "")
     assert sent(redemptions) == ("GET", COUPON + "/redemptions", "")

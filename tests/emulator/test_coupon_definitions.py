@@ -1,4 +1,4 @@
-"""A campaign's coupon (the platform's coupon definition of a coupon campaign): PUT (create or replace), POST
+"""The coupon definition of a coupon campaign: PUT (create or replace), POST
 (create) and GET."""
 
 from __future__ import annotations
