@@ -9,7 +9,16 @@ from functools import cached_property
 from typing import Any
 
 from messaging_platform_provider import compat
-from messaging_platform_provider.client.api import ApiMethods
+from messaging_platform_provider.client.api import (
+    ApiKeyApi,
+    ApiMethods,
+    CallbackApi,
+    CampaignApi,
+    ContactApi,
+    CouponListApi,
+    ScheduleApi,
+    VoiceCallApi,
+)
 from messaging_platform_provider.client.async_client import AsyncMessagingPlatformClient
 from messaging_platform_provider.client.bulk import BulkOutcome, BulkRun, prepare_calls
 from messaging_platform_provider.client.client import MessagingPlatformClient
@@ -69,6 +78,51 @@ class MessagingPlatformHook(BaseHook, ApiMethods):
     def get_ui_field_behaviour(cls) -> dict[str, Any]:
         """Hidden and relabelled standard fields, for Airflow before 3.2 (3.2+ reads ``ui-field-behaviour``)."""
         return compat.ui_field_behaviour(_connection_type()["ui-field-behaviour"])
+
+    # The typed API methods, one per operation: the functions ``MessagingPlatformClient`` has too, written once in
+    # ``client/api/``. Named here as well as inherited, so that this class's own namespace, ``help()`` and an IDE show
+    # each with its signature and docstring. Each sends its call through ``call`` below.
+    list_external_coupon_lists = CouponListApi.list_external_coupon_lists
+    get_external_coupon_list = CouponListApi.get_external_coupon_list
+    create_external_coupon_list = CouponListApi.create_external_coupon_list
+    update_external_coupon_list = CouponListApi.update_external_coupon_list
+    delete_external_coupon_list = CouponListApi.delete_external_coupon_list
+    list_external_coupon_codes = CouponListApi.list_external_coupon_codes
+    get_external_coupon_code = CouponListApi.get_external_coupon_code
+    delete_external_coupon_code = CouponListApi.delete_external_coupon_code
+    list_schedules = ScheduleApi.list_schedules
+    get_schedule = ScheduleApi.get_schedule
+    create_schedule = ScheduleApi.create_schedule
+    update_schedule = ScheduleApi.update_schedule
+    delete_schedule = ScheduleApi.delete_schedule
+    list_api_keys = ApiKeyApi.list_api_keys
+    get_api_key = ApiKeyApi.get_api_key
+    create_api_key = ApiKeyApi.create_api_key
+    change_api_key_secret = ApiKeyApi.change_api_key_secret
+    revoke_api_key = ApiKeyApi.revoke_api_key
+    list_campaigns = CampaignApi.list_campaigns
+    get_campaign = CampaignApi.get_campaign
+    create_campaign = CampaignApi.create_campaign
+    update_campaign = CampaignApi.update_campaign
+    delete_campaign = CampaignApi.delete_campaign
+    get_coupon_definition = CampaignApi.get_coupon_definition
+    create_coupon_definition = CampaignApi.create_coupon_definition
+    update_coupon_definition = CampaignApi.update_coupon_definition
+    get_coupon_redemption_details = CampaignApi.get_coupon_redemption_details
+    list_push_voice_calls = VoiceCallApi.list_push_voice_calls
+    get_push_voice_call = VoiceCallApi.get_push_voice_call
+    create_push_voice_call = VoiceCallApi.create_push_voice_call
+    delete_push_voice_call = VoiceCallApi.delete_push_voice_call
+    list_contacts = ContactApi.list_contacts
+    get_contact = ContactApi.get_contact
+    iter_contacts = ContactApi.iter_contacts
+    list_filter_groups = ContactApi.list_filter_groups
+    get_filter_group = ContactApi.get_filter_group
+    update_filter_group = ContactApi.update_filter_group
+    list_callbacks = CallbackApi.list_callbacks
+    get_callback = CallbackApi.get_callback
+    create_callback = CallbackApi.create_callback
+    attach_keyword_campaign = CallbackApi.attach_keyword_campaign
 
     def __init__(
         self,

@@ -13,4 +13,13 @@ class ApiMethods(CouponListApi, ScheduleApi, ApiKeyApi, CampaignApi, VoiceCallAp
     """Every operation of the spec as a typed method; ``account_id=None`` means the default account."""
 
 
-__all__ = ["ApiMethods"]
+__all__ = [
+    "ApiKeyApi",
+    "ApiMethods",
+    "CallbackApi",
+    "CampaignApi",
+    "ContactApi",
+    "CouponListApi",
+    "ScheduleApi",
+    "VoiceCallApi",
+]

@@ -45,4 +45,5 @@ class ApiKeyApi(ApiBase):
         return self._one(Operations.change_api_key_secret, account_id=account_id, key_id=key_id)
 
     def revoke_api_key(self, key_id: int | str, *, missing_ok: bool = True, account_id: int | None = None) -> bool:
+        """Revoke a key: it stops working at once. ``True`` if it was there."""
         return self._delete(Operations.revoke_api_key, missing_ok, account_id=account_id, key_id=key_id)

@@ -1,9 +1,9 @@
-"""What every resource mixin relies on: ``call`` (provided by the client or the hook) and shared helpers."""
+"""What the typed API methods share: ``call`` (the client's or the hook's) and the helpers around it."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from messaging_platform_provider.client.errors import MessagingPlatformApiError
@@ -14,25 +14,18 @@ log = logging.getLogger(__name__)
 
 
 class ApiBase:
-    def call(
-        self,
-        operation: Operation | str,
-        *,
-        account_id: int | None = None,
-        body: Any = None,
-        query: Mapping[str, Any] | None = None,
-        **path_params: Any,
-    ) -> Any:
-        """Run one declared operation (see ``operations.OPERATIONS``) and return its decoded answer."""
-        raise NotImplementedError
+    """
+    The helpers the typed methods share. The class that has the methods provides the three callables below:
+    ``MessagingPlatformClient`` (whose ``call`` is the transport) and ``MessagingPlatformHook`` (whose ``call`` runs
+    the client's, reading the connection again after a 401 and masking secrets in the answer).
+    """
 
-    def _timezone(self) -> str:
-        """The platform's time zone (an IANA name): date-times given with an offset are converted to it."""
-        raise NotImplementedError
-
-    def _insecure_http_allowed(self) -> bool:
-        """Whether a plain ``http://`` URL to a host that is not loopback is allowed (``allow_insecure_http``)."""
-        raise NotImplementedError
+    #: Run one declared operation (see ``operations.OPERATIONS``) and return its decoded answer.
+    call: Callable[..., Any]
+    #: The platform's time zone (an IANA name): date-times given with an offset are converted to it.
+    _timezone: Callable[[], str]
+    #: Whether a plain ``http://`` URL to a host that is not loopback is allowed (``allow_insecure_http``).
+    _insecure_http_allowed: Callable[[], bool]
 
     def _one(self, operation: Operation, **kwargs: Any) -> dict[str, Any]:
         result: dict[str, Any] = self.call(operation, **kwargs)

@@ -39,9 +39,11 @@ class CallbackApi(ApiBase):
         return self._create(Operations.create_callback, body, once, account_id)
 
     def list_callbacks(self, *, account_id: int | None = None) -> list[dict[str, Any]]:
+        """The account's callback records."""
         return self._many(Operations.list_callbacks, account_id=account_id)
 
     def get_callback(self, callback_id: int | str, *, account_id: int | None = None) -> dict[str, Any]:
+        """One callback record."""
         return self._one(Operations.get_callback, account_id=account_id, callback_id=callback_id)
 
     def attach_keyword_campaign(

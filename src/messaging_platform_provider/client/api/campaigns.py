@@ -35,6 +35,7 @@ class CampaignApi(ApiBase):
         return self._many(Operations.list_campaigns, account_id=account_id, query=query)
 
     def get_campaign(self, campaign_id: int | str, *, account_id: int | None = None) -> dict[str, Any]:
+        """One campaign."""
         return self._one(Operations.get_campaign, account_id=account_id, campaign_id=campaign_id)
 
     def create_campaign(
@@ -69,6 +70,7 @@ class CampaignApi(ApiBase):
     def delete_campaign(
         self, campaign_id: int | str, *, missing_ok: bool = True, account_id: int | None = None
     ) -> bool:
+        """Delete a campaign; ``True`` if it was there."""
         return self._delete(Operations.delete_campaign, missing_ok, account_id=account_id, campaign_id=campaign_id)
 
     def get_coupon_definition(self, campaign_id: int | str, *, account_id: int | None = None) -> dict[str, Any]:

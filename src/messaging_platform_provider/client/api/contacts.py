@@ -71,11 +71,13 @@ class ContactApi(ApiBase):
             skip += len(page)
 
     def list_filter_groups(self, contact_list_id: int | str, *, account_id: int | None = None) -> list[dict[str, Any]]:
+        """The filter groups of a contact list, as one flat list."""
         return self._many(Operations.list_filter_groups, account_id=account_id, contact_list_id=contact_list_id)
 
     def get_filter_group(
         self, contact_list_id: int | str, group_id: int | str, *, account_id: int | None = None
     ) -> dict[str, Any]:
+        """One filter group of a contact list."""
         return self._one(
             Operations.get_filter_group, account_id=account_id, contact_list_id=contact_list_id, group_id=group_id
         )

@@ -17,9 +17,11 @@ from messaging_platform_provider.client.operations import Operations
 
 class CouponListApi(ApiBase):
     def list_external_coupon_lists(self, *, account_id: int | None = None) -> list[dict[str, Any]]:
+        """The account's external coupon list definitions (without their codes)."""
         return self._many(Operations.list_external_coupon_lists, account_id=account_id)
 
     def get_external_coupon_list(self, coupon_list_id: int | str, *, account_id: int | None = None) -> dict[str, Any]:
+        """One external coupon list definition."""
         return self._one(Operations.get_external_coupon_list, account_id=account_id, coupon_list_id=coupon_list_id)
 
     def create_external_coupon_list(
@@ -54,6 +56,7 @@ class CouponListApi(ApiBase):
     def delete_external_coupon_list(
         self, coupon_list_id: int | str, *, missing_ok: bool = True, account_id: int | None = None
     ) -> bool:
+        """Delete a list and its codes; ``True`` if it was there, ``False`` if already gone (``missing_ok``)."""
         return self._delete(
             Operations.delete_external_coupon_list, missing_ok, account_id=account_id, coupon_list_id=coupon_list_id
         )
@@ -78,6 +81,7 @@ class CouponListApi(ApiBase):
     def delete_external_coupon_code(
         self, coupon_list_id: int | str, coupon_code: str, *, missing_ok: bool = True, account_id: int | None = None
     ) -> bool:
+        """Delete one code from a list; ``True`` if it was there."""
         return self._delete(
             Operations.delete_external_coupon_code,
             missing_ok,

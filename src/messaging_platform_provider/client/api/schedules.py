@@ -21,11 +21,13 @@ class ScheduleApi(ApiBase):
         return {"run_once_at": run_once_at, "platform_timezone": self._timezone(), "extra": extra, **options}
 
     def list_schedules(self, action_id: int | str, *, account_id: int | None = None) -> list[dict[str, Any]]:
+        """The schedules of an action."""
         return self._many(Operations.list_schedules, account_id=account_id, action_id=action_id)
 
     def get_schedule(
         self, action_id: int | str, schedule_id: int | str, *, account_id: int | None = None
     ) -> dict[str, Any]:
+        """One schedule of an action."""
         return self._one(Operations.get_schedule, account_id=account_id, action_id=action_id, schedule_id=schedule_id)
 
     def create_schedule(
@@ -70,6 +72,7 @@ class ScheduleApi(ApiBase):
     def delete_schedule(
         self, action_id: int | str, schedule_id: int | str, *, missing_ok: bool = True, account_id: int | None = None
     ) -> bool:
+        """Remove a schedule from its action; ``True`` if it was there."""
         return self._delete(
             Operations.delete_schedule, missing_ok, account_id=account_id, action_id=action_id, schedule_id=schedule_id
         )

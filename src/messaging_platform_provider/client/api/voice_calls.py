@@ -16,9 +16,11 @@ from messaging_platform_provider.client.operations import Operations
 
 class VoiceCallApi(ApiBase):
     def list_push_voice_calls(self, *, account_id: int | None = None) -> list[dict[str, Any]]:
+        """The account's push voice call actions."""
         return self._many(Operations.list_push_voice_calls, account_id=account_id)
 
     def get_push_voice_call(self, action_id: int | str, *, account_id: int | None = None) -> dict[str, Any]:
+        """One push voice call action."""
         return self._one(Operations.get_push_voice_call, account_id=account_id, action_id=action_id)
 
     def create_push_voice_call(
