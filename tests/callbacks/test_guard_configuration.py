@@ -11,8 +11,9 @@ from collections.abc import Callable
 
 import pytest
 
-from messaging_platform_provider.callbacks import guard
-from messaging_platform_provider.callbacks.guard import connection_limits, guarded_protocol
+from messaging_platform_provider.callbacks import connection_cap, guard
+from messaging_platform_provider.callbacks.connection_cap import connection_limits
+from messaging_platform_provider.callbacks.guard import guarded_protocol
 
 INFINITY = resource.RLIM_INFINITY
 
@@ -50,7 +51,7 @@ def descriptors(monkeypatch) -> Callable[[int, int], Descriptors]:
 
     def install(soft: int, hard: int) -> Descriptors:
         limits = Descriptors(soft, hard)
-        monkeypatch.setattr(guard, "resource", limits)
+        monkeypatch.setattr(connection_cap, "resource", limits)
         return limits
 
     return install
@@ -58,7 +59,7 @@ def descriptors(monkeypatch) -> Callable[[int, int], Descriptors]:
 
 @pytest.fixture
 def warnings_(caplog) -> pytest.LogCaptureFixture:
-    caplog.set_level(logging.WARNING, logger=guard.__name__)
+    caplog.set_level(logging.WARNING, logger=connection_cap.__name__)
     return caplog
 
 

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from messaging_platform_provider.callbacks import guard
-from messaging_platform_provider.callbacks.guard import PROTOCOLS, connection_limits, guarded_protocol
+from messaging_platform_provider.callbacks.connection_cap import connection_limits
+from messaging_platform_provider.callbacks.guard import PROTOCOLS, guarded_protocol
 from messaging_platform_provider.callbacks.server import ReceiverServer
 from messaging_platform_provider.callbacks.store import CallbackStore
 from tests.support.callback_helpers import BOUND_TOKEN, callback, post, wait_until

@@ -45,7 +45,8 @@ def serve(args: argparse.Namespace) -> int:
 
     import uvicorn
 
-    from messaging_platform_provider.callbacks.guard import connection_limits, guarded_protocol
+    from messaging_platform_provider.callbacks.connection_cap import connection_limits
+    from messaging_platform_provider.callbacks.guard import guarded_protocol
     from messaging_platform_provider.callbacks.receiver import Receiver, create_receiver_app
     from messaging_platform_provider.callbacks.store import CallbackStore
 
@@ -151,7 +152,8 @@ def _freshness_options(command: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from messaging_platform_provider.callbacks.guard import DEFAULT_BACKLOG, DEFAULT_MAX_HEAD_BYTES
+    from messaging_platform_provider.callbacks.connection_cap import DEFAULT_BACKLOG
+    from messaging_platform_provider.callbacks.guard import DEFAULT_MAX_HEAD_BYTES
     from messaging_platform_provider.callbacks.receiver import DEFAULT_MAX_BODY_BYTES, DEFAULT_PATH
 
     parser = argparse.ArgumentParser(prog="messaging-platform-callbacks", description=__doc__.split("\n\n")[0])
