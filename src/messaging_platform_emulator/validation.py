@@ -4,8 +4,9 @@ The API reference says property names are PascalCase and case-sensitive, timesta
 property has a type. The platform (ASP.NET Web API) reads more: names in any case (when one property is given in
 several spellings, or twice, the last one is read), date-times with an offset (``datetimes.py``), values of
 another JSON type it converts (``conversions.py``); and it ignores properties its resource does not have. A
-``Body`` reads the same, and notes each departure from the reference in the request's ``RequestCheck``
-(``violations.py``); in strict mode each is also an error. A missing required property is an error in both modes.
+``Body`` reads the same (where a property is found: ``properties.py``), and notes each departure from the
+reference in the request's ``RequestCheck`` (``violations.py``); in strict mode each is also an error. A missing
+required property is an error in both modes.
 
 Field readers collect every problem and ``check()`` raises them together as one 400 response, each error naming
 its property; it first notes the properties nobody read (unknown ones). A nested object (``nested``,
@@ -24,8 +25,9 @@ from typing import Any
 from .conversions import boolean_from, integer_from, number_from, text_from
 from .datetimes import read_date_time
 from .errors import PROPERTY_INVALID_VALUE, PROPERTY_REQUIRED, ErrorDetail, PlatformError, bad_request
-from .request_json import JsonObject, is_http_url, load_json, note
-from .violations import DUPLICATE_PROPERTY, PROPERTY_CASE, REQUIRED_PROPERTY, TYPE_CONVERSION, UNKNOWN_PROPERTY, current
+from .properties import Properties, RequestBodies
+from .request_json import is_http_url, load_json, note
+from .violations import REQUIRED_PROPERTY, TYPE_CONVERSION
 
 __all__ = ["Body", "is_http_url", "parse_json_object"]
 
@@ -38,18 +40,6 @@ def parse_json_object(raw: bytes, object_type: str) -> Body:
     return Body(data, object_type)
 
 
-class _Shared:
-    """What a body and its nested bodies share: the request's check, the errors, and every closed body (whose
-    unread properties are unknown ones)."""
-
-    def __init__(self) -> None:
-        self.check = current()
-        self.strict = self.check is not None and self.check.strict
-        self.errors: list[ErrorDetail] = []
-        self.closed: list[Body] = []
-        self.unknown_noted = False
-
-
 class Body:
     """A JSON object body, read as the platform reads it (see the module); problems collected, then ``check()``."""
 
@@ -59,78 +49,35 @@ class Body:
         object_type: str,
         *,
         prefix: str = "",
-        shared: _Shared | None = None,
+        shared: RequestBodies | None = None,
         closed: bool = True,
     ) -> None:
-        pairs = data.pairs if isinstance(data, JsonObject) else list(data.items())
-        self._spellings: dict[str, list[tuple[str, Any]]] = {}
-        for given, value in pairs:
-            self._spellings.setdefault(str(given).lower(), []).append((str(given), value))
-        self._read: set[str] = set()  # lower-case names looked up
-        self._looked: set[str] = set()  # names whose spelling was checked
         self.object_type = object_type
         self.prefix = prefix
-        self._shared = _Shared() if shared is None else shared
-        if closed:
-            self._shared.closed.append(self)
+        self._shared = RequestBodies() if shared is None else shared
+        self.properties = Properties(data, object_type, prefix, self._shared, closed=closed)
 
     @property
     def errors(self) -> list[ErrorDetail]:
         return self._shared.errors
 
     def _depart(self, name: str, rule: str, detail: str, refusal: str | None) -> None:
-        """Note a departure from the API reference at ``name``; in strict mode it is an error (``refusal``, unless
-        None: another error names the property already)."""
-        path = self.prefix + name
-        note(self._shared.check, path, rule, detail)
-        if self._shared.strict and refusal is not None:
-            self.errors.append(ErrorDetail(PROPERTY_INVALID_VALUE, refusal, self.object_type, path))
-
-    def _lookup(self, name: str) -> tuple[bool, Any]:
-        """Whether the property is given, in any spelling, and its value: the last one given, as the platform's
-        reader keeps; another case or a second spelling is noted (once)."""
-        spellings = self._spellings.get(name.lower())
-        self._read.add(name.lower())
-        if not spellings:
-            return False, None
-        if name not in self._looked:
-            self._looked.add(name)
-            path = self.prefix + name
-            wrong = [given for given, _ in spellings if given != name]
-            shown = ", ".join(repr(self.prefix + given) for given in wrong)
-            if wrong:
-                self._depart(
-                    name,
-                    PROPERTY_CASE,
-                    f"sent as {shown}",
-                    f"Property names are case-sensitive: {shown} is not a property of {self.object_type}; "
-                    f"spell it {path!r}.",
-                )
-            if len(spellings) > 1:
-                every = ", ".join(repr(self.prefix + given) for given, _ in spellings)
-                self._depart(
-                    name,
-                    DUPLICATE_PROPERTY,
-                    f"given {len(spellings)} times ({every}); the last one is read",
-                    None if wrong else f"{path} is given {len(spellings)} times ({every}); give it once.",
-                )
-        return True, spellings[-1][1]
+        self._shared.depart(self.object_type, self.prefix + name, rule, detail, refusal)
 
     def expect(self, *names: str) -> None:
         """Check the spelling of properties the current request does not otherwise read."""
-        for name in names:
-            self._lookup(name)
+        self.properties.expect(*names)
 
     def ignore(self, *names: str) -> None:
         """Properties the resource has that a request may carry and the platform does not read (``Id``,
         ``Created`` …, as a read-modify-write sends them): not unknown ones."""
-        self._read.update(name.lower() for name in names)
+        self.properties.ignore(*names)
 
     def has(self, name: str) -> bool:
-        return self._lookup(name)[0]
+        return self.properties.lookup(name)[0]
 
     def raw(self, name: str) -> Any:
-        return self._lookup(name)[1]
+        return self.properties.lookup(name)[1]
 
     # -- error collection -------------------------------------------------------------------------
 
@@ -146,24 +93,9 @@ class Body:
     def check(self) -> None:
         """Note the properties no reader looked at (unknown ones: ignored, or errors in strict mode), then raise
         every collected error as one 400 response."""
-        shared = self._shared
-        if not shared.unknown_noted:
-            shared.unknown_noted = True
-            for body in shared.closed:
-                body._note_unknown()
-        if shared.errors:
-            raise PlatformError(400, list(shared.errors))
-
-    def _note_unknown(self) -> None:
-        for lower, spellings in self._spellings.items():
-            if lower not in self._read:
-                given = spellings[0][0]
-                self._depart(
-                    given,
-                    UNKNOWN_PROPERTY,
-                    f"{self.prefix + given!r} is not a property of {self.object_type}; ignored",
-                    f"{self.prefix + given} is not a property of {self.object_type}.",
-                )
+        self._shared.note_unknown()
+        if self._shared.errors:
+            raise PlatformError(400, list(self._shared.errors))
 
     def _present(self, name: str, required: bool) -> bool:
         """True when the property holds a non-null value; records a missing required one."""
