@@ -33,7 +33,7 @@ from messaging_platform_provider.rotation import (
     RotationError,
     RotationResult,
 )
-from messaging_platform_provider.rotation.key_steps import key_id
+from messaging_platform_provider.rotation.platform_keys import key_id
 
 TOKEN = "f00df00df00df00d"
 NEW_LABEL = "Rotated by Airflow [af:f00df00df00df00d]"

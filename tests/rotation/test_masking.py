@@ -16,7 +16,7 @@ from messaging_platform_provider.client import CreateOnce
 from messaging_platform_provider.rotation import ApiKeyRotation
 from messaging_platform_provider.rotation.credentials import mask
 from tests.rotation.test_failure_points import TOKEN, Account, Failed, Store, outcome_of, workload
-from tests.rotation.test_key_steps_details import Answering
+from tests.rotation.test_platform_keys_details import Answering
 from tests.support.airflow_versions import secrets_masker
 
 

@@ -1,5 +1,5 @@
 """
-What a rotation's recovery (``rotation/recovery.py``) does at the failure points the table of
+What a rotation's recovery (``Recovery`` in ``rotation/target_update.py``) does at the failure points the table of
 ``test_failure_points.py`` does not reach: a write that lands late, a target read that fails while stopping, another
 rotation's key seen at the read-back, a rollback the target does not take, a retry after the store whose create
 fails, and a revoke whose answer is lost. Each checks the whole error an operator reads, which keys of the account
@@ -23,7 +23,7 @@ from messaging_platform_provider.rotation import (
     Credential,
     InMemoryLease,
     InMemoryTarget,
-    base as rotation_base,
+    rotate as rotate_module,
 )
 from tests.rotation.test_failure_points import (
     CAMPAIGN_401,
@@ -413,7 +413,7 @@ def test_the_keys_of_this_run_are_looked_for_with_the_platforms_answer_when_list
     assert account.held_key(inner) == 4 and account.valid() == (SEEDED, new(3), OTHER)
 
 
-# -- what every step uses (rotation/base.py) ---------------------------------------------------------------------------
+# -- what every step uses (rotation/rotate.py, rotation/platform_keys.py) ----------------------------------------------
 
 
 def test_a_retry_that_cannot_list_the_keys_says_so_and_the_next_retry_finishes(platform: Any, account: Account) -> None:
@@ -720,7 +720,7 @@ def test_taking_the_lease_may_use_up_to_half_of_its_time(
     platform: Any, account: Account, monkeypatch: pytest.MonkeyPatch, took: float
 ) -> None:
     clock = [1000.0]
-    monkeypatch.setattr(rotation_base, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    monkeypatch.setattr(rotate_module, "time", SimpleNamespace(monotonic=lambda: clock[0]))
     old, inner = workload(account)
     lease = SlowLease(clock, took)
     outcome = run(account, inner, Store(), lease=lease, lease_seconds=10)

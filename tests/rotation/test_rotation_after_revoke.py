@@ -11,7 +11,7 @@ import pytest
 from messaging_platform_provider.client import CreateOnce, MessagingPlatformClient
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 from messaging_platform_provider.rotation import ApiKeyRotation, InMemoryTarget, RotationError
-from messaging_platform_provider.rotation.key_steps import key_id
+from messaging_platform_provider.rotation.platform_keys import key_id
 from tests.rotation.test_rotation import Store, fresh_key
 from tests.rotation.test_rotation_seams import labels
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
-from messaging_platform_provider.rotation.outcome import STEPS
+from messaging_platform_provider.rotation.results import STEPS
 from tests.support.airflow_api_harness import (
     wire_secrets,
     xcom_value,

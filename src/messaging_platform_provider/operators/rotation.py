@@ -1,7 +1,8 @@
 """
 The API key rotation operator: the sequence lives in ``rotation/rotate.py`` and is described in ``docs/rotation.md``.
 
-Kept light for DAG parsing: the rotation, the REST client and ``requests`` are imported when the task runs.
+Kept light for DAG parsing: the rotation, the REST client and ``requests`` are imported when the task runs (the
+defaults come from the ``rotation`` package itself, which loads its modules on first use).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from messaging_platform_provider.client.operations import Operations
 from messaging_platform_provider.operators.base import BASE_TEMPLATE_FIELDS, MessagingPlatformBaseOperator
+from messaging_platform_provider.rotation import DEFAULT_AIRFLOW_API_CONN_ID, DEFAULT_LEASE_SECONDS
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -17,9 +19,6 @@ if TYPE_CHECKING:
     from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
     from messaging_platform_provider.rotation.targets import CredentialTarget
     from messaging_platform_provider.templated import Templated
-
-DEFAULT_AIRFLOW_API_CONN_ID = "airflow_api_default"
-DEFAULT_LEASE_SECONDS = 900.0  # rotation.lease.DEFAULT_LEASE_SECONDS, not imported while DAG files are parsed
 
 __all__ = [
     "MessagingPlatformRotateApiKeyOperator",
@@ -102,7 +101,7 @@ class MessagingPlatformRotateApiKeyOperator(MessagingPlatformBaseOperator):
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
         from messaging_platform_provider.client.once import CreateOnce
         from messaging_platform_provider.compat import AirflowFailException
-        from messaging_platform_provider.rotation.outcome import RotationError
+        from messaging_platform_provider.rotation.results import RotationError
         from messaging_platform_provider.rotation.rotate import ApiKeyRotation
 
         once = CreateOnce.for_context(context)

@@ -15,9 +15,9 @@ from urllib.parse import quote, urlsplit
 
 import requests
 
+from messaging_platform_provider.rotation import DEFAULT_AIRFLOW_API_CONN_ID
 from messaging_platform_provider.rotation.credentials import mask
 
-DEFAULT_AIRFLOW_API_CONN_ID = "airflow_api_default"
 _TRANSIENT = {502, 503, 504}
 _MAX_DETAIL = 300
 

@@ -14,11 +14,8 @@ from __future__ import annotations
 import os
 from functools import cached_property
 
-from messaging_platform_provider.rotation.airflow_api import (
-    DEFAULT_AIRFLOW_API_CONN_ID,
-    AirflowApiError,
-    AirflowRestApi,
-)
+from messaging_platform_provider.rotation import DEFAULT_AIRFLOW_API_CONN_ID
+from messaging_platform_provider.rotation.airflow_api import AirflowApiError, AirflowRestApi
 from messaging_platform_provider.rotation.credentials import Credential
 from messaging_platform_provider.rotation.lease import AirflowConnectionLease
 from messaging_platform_provider.rotation.targets import TargetNotConfigured

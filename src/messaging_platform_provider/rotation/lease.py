@@ -35,9 +35,6 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from messaging_platform_provider.rotation.airflow_api import AirflowRestApi
 
-#: Long enough for a slow rotation, and for a retry of the task (the same owner) to find its lease still held.
-DEFAULT_LEASE_SECONDS = 900.0
-
 
 class LeaseHeld(Exception):
     """Another rotation holds the lease; ``holder`` is its run token, ``until`` when the lease expires (words)."""

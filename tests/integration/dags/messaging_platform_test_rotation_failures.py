@@ -197,7 +197,7 @@ def run_scenario(name: str, context: Any) -> dict[str, Any]:
     from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
     from messaging_platform_provider.rotation.airflow_api import AirflowRestApi
     from messaging_platform_provider.rotation.airflow_target import AirflowConnectionTarget
-    from messaging_platform_provider.rotation.outcome import RotationError
+    from messaging_platform_provider.rotation.results import RotationError
     from messaging_platform_provider.rotation.rotate import ApiKeyRotation
 
     spec = SCENARIOS[name]

@@ -1,11 +1,11 @@
 """
-The steps on the target in detail (``rotation/target_steps.py``), in-process against the emulator as in
-``test_failure_points.py``, whose checks these reuse: a lease that fails to renew before the write, a write that
-fails while the target ends up on something else, a read-back that shows nothing, another key or the new key with
-another secret, and a target written by someone else after the last check (old key revoked or kept). Each checks
-the error an operator reads (step, flags, key ids, what the target holds, the whole message), which key the target
-holds and that it works, and which keys stay valid: a rotation never reports success unless the target holds the
-verified new key, and never leaves a valid key of its own that the target does not hold.
+The steps on the target in detail (``TargetUpdate`` in ``rotation/target_update.py``), in-process against the
+emulator as in ``test_failure_points.py``, whose checks these reuse: a lease that fails to renew before the write, a
+write that fails while the target ends up on something else, a read-back that shows nothing, another key or the new
+key with another secret, and a target written by someone else after the last check (old key revoked or kept). Each
+checks the error an operator reads (step, flags, key ids, what the target holds, the whole message), which key the
+target holds and that it works, and which keys stay valid: a rotation never reports success unless the target holds
+the verified new key, and never leaves a valid key of its own that the target does not hold.
 
 Key ids as there: after the emulator's reset the seeded key is 1, the target's key 2, the rotation's key 3; a key
 "another rotation" writes is made when it writes, so it is 4.

@@ -1,6 +1,7 @@
 """
 How a rotation ends: the names of its steps, ``RotationError`` (a step failed; what the target holds then) and
-``RotationResult`` (what a finished rotation did). Ids, labels and words only: never a secret.
+``RotationResult`` (what a finished rotation did), and ``Unknown``, what a failed read of the target leaves the
+rotation knowing. Ids, labels and words only: never a secret.
 """
 
 from __future__ import annotations
@@ -44,6 +45,14 @@ CHECKPOINTS = (
     "stored_verified",
     "old_key_revoked",
 )
+
+
+@dataclass
+class Unknown:
+    """A target read that failed: what the target holds is not known; ``misconfigured``: ``TargetNotConfigured``."""
+
+    reason: str
+    misconfigured: bool = False
 
 
 class RotationError(Exception):
