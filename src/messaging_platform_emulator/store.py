@@ -20,6 +20,7 @@ from .models import (
     Callback,
     Campaign,
     Channel,
+    Contact,
     ContactBlock,
     ContactList,
     CouponDefinition,
@@ -65,6 +66,7 @@ class Tables:
     contact_lists: dict[int, ContactList] = field(default_factory=dict)
     filter_groups: dict[int, FilterGroup] = field(default_factory=dict)  # every group of every list, flat
     contact_blocks: dict[int, ContactBlock] = field(default_factory=dict)  # by first contact id
+    contacts: dict[int, Contact] = field(default_factory=dict)  # held whole (created or changed), by id
     channels: dict[int, Channel] = field(default_factory=dict)
     keywords: dict[int, Keyword] = field(default_factory=dict)
     callbacks: dict[int, Callback] = field(default_factory=dict)

@@ -231,3 +231,117 @@ def test_another_accounts_contact_is_404(emu):
     assert theirs.json()["AccountId"] == other["account_id"]
     foreign_account = emu.api("GET", f"/account/{other['account_id']}/contact/6001")
     assert emu.error(foreign_account, 404)[2] == "Account"
+
+
+# -- create and update (POST contact, PUT contact/{contactId}) -------------------------------------------------------
+
+PROPERTY_REQUIRED = 0x02000000
+#: A request that lacks a required property is a departure from the API reference, which the emulator records.
+REFUSED = pytest.mark.messaging_platform_allow_violations("sends requests that lack a required property")
+WRITTEN = FIELDS | {"FirstName", "LastName", "AssignedId"}
+ANN = {"PhoneNumber": "+15125550177", "Email": "ann@example.com", "FirstName": "Ann", "LastName": "Lee",
+       "AssignedId": 42}  # fmt: skip
+
+
+def errors(response) -> list[tuple[int, str]]:
+    assert response.status_code == 400, response.text
+    return [(e["ErrorCodeId"], e["PropertyName"]) for e in response.json()]
+
+
+def test_a_created_contact_is_read_back_and_listed_after_the_others(emu):
+    created = emu.created(contacts(emu), ANN)
+    assert set(created) == WRITTEN
+    assert {k: created[k] for k in ANN} == ANN
+    assert (created["Id"], created["AccountId"], created["StatusId"]) == (6026, emu.account, 0)
+    assert (created["Subscriptions"], created["Attributes"]) == ([], [])
+    assert created["CreatedBy"] == created["ModifiedBy"] == f"api-key-{emu.seed.api_key_id}"
+    assert emu.api("GET", f"{contacts(emu)}/6026").json() == created
+    assert ids(emu.api("GET", contacts(emu))) == list(range(6001, 6027))
+    found = emu.api("GET", contacts(emu), params={"$filter": "PhoneNumber eq '+15125550177'"}).json()
+    assert found == [created]
+    assert emu.ok("POST", "/contacts", json={"count": 2})["first_id"] == 6027  # generated ones come after it
+
+
+@pytest.mark.parametrize("body", [{"PhoneNumber": "+15125550177"}, {"Email": "ann@example.com", "PhoneNumber": " "}])
+def test_a_phone_number_or_an_email_is_enough(emu, body):
+    created = emu.created(contacts(emu), body)
+    assert (created["PhoneNumber"], created["Email"]) == (body["PhoneNumber"].strip() or None, body.get("Email"))
+    assert (created["FirstName"], created["AssignedId"]) == (None, None)
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ({}, [(PROPERTY_REQUIRED, "PhoneNumber")]),
+        ({"FirstName": "Ann", "PhoneNumber": None, "Email": ""}, [(PROPERTY_REQUIRED, "PhoneNumber")]),
+        ({"PhoneNumber": "15125550177"}, [(PROPERTY_INVALID_VALUE, "PhoneNumber")]),
+        ({"PhoneNumber": "+1 512 555 0177"}, [(PROPERTY_INVALID_VALUE, "PhoneNumber")]),
+        ({"Email": "ann.example.com"}, [(PROPERTY_INVALID_VALUE, "Email")]),
+        ({"Email": "ann lee@example.com"}, [(PROPERTY_INVALID_VALUE, "Email")]),
+        ({"PhoneNumber": "+15125550177", "AssignedId": "x"}, [(PROPERTY_INVALID_VALUE, "AssignedId")]),
+        ({"PhoneNumber": "+1", "Email": "@example.com"}, [(PROPERTY_INVALID_VALUE, "PhoneNumber"),
+                                                           (PROPERTY_INVALID_VALUE, "Email")]),
+    ],
+)  # fmt: skip
+@REFUSED
+def test_a_create_is_refused_naming_every_bad_property(emu, body, expected):
+    assert errors(emu.api("POST", contacts(emu), json=body)) == expected
+    assert ids(emu.api("GET", contacts(emu))) == list(range(6001, 6026))
+
+
+def test_an_update_changes_the_properties_given_only(emu):
+    created = emu.created(contacts(emu), ANN)
+    response = emu.api("PUT", f"{contacts(emu)}/{created['Id']}", json={"LastName": "Park", "AssignedId": None})
+    assert response.status_code == 200, response.text
+    changed = response.json()
+    assert changed == {**created, "LastName": "Park", "AssignedId": None, "Modified": changed["Modified"]}
+    assert emu.api("GET", f"{contacts(emu)}/{created['Id']}").json() == changed
+
+
+def test_an_answer_sent_back_with_a_change_is_an_update(emu):
+    """Read, change, write back: what only the answer has (Id, audit, Subscriptions, Attributes) is not read."""
+    contact = emu.api("GET", f"{contacts(emu)}/6004").json()
+    response = emu.api("PUT", f"{contacts(emu)}/6004", json={**contact, "Email": "new@example.com"})
+    assert response.status_code == 200, response.text
+    assert emu.violations() == []
+
+
+def test_an_updated_generated_contact_keeps_what_it_had_and_is_listed_changed(emu):
+    before = emu.api("GET", f"{contacts(emu)}/6003").json()
+    response = emu.api("PUT", f"{contacts(emu)}/6003", json={"Email": "new@example.com", "FirstName": "Cy"})
+    assert response.status_code == 200, response.text
+    changed = response.json()
+    by = {"Modified": changed["Modified"], "ModifiedBy": f"api-key-{emu.seed.api_key_id}"}
+    assert {k: changed[k] for k in FIELDS} == {**before, "Email": "new@example.com", **by}
+    assert (changed["FirstName"], changed["LastName"]) == ("Cy", None)
+    assert emu.api("GET", contacts(emu), params={"$skip": 2, "$top": 1}).json() == [changed]
+    assert ids(emu.api("GET", contacts(emu), params={"$filter": "Email eq 'new@example.com'"})) == [6003]
+    assert emu.api("GET", contacts(emu), params={"$filter": "Email eq 'contact6003@example.com'"}).status_code == 204
+
+
+@REFUSED
+def test_an_update_that_would_leave_neither_phone_nor_email_is_refused(emu):
+    created = emu.created(contacts(emu), {"PhoneNumber": "+15125550177"})
+    path = f"{contacts(emu)}/{created['Id']}"
+    assert errors(emu.api("PUT", path, json={"PhoneNumber": None})) == [(PROPERTY_REQUIRED, "PhoneNumber")]
+    assert errors(emu.api("PUT", path, json={"Email": "nope"})) == [(PROPERTY_INVALID_VALUE, "Email")]
+    moved = emu.api("PUT", path, json={"PhoneNumber": None, "Email": "ann@example.com"}).json()
+    assert (moved["PhoneNumber"], moved["Email"]) == (None, "ann@example.com")
+
+
+def test_an_update_of_a_contact_the_account_lacks_is_404(emu):
+    other = emu.ok("POST", "/accounts", json={"name": "Other"})
+    theirs = emu.ok("POST", "/contacts", json={"count": 1, "account_id": other["account_id"]})["first_id"]
+    for contact_id in (theirs, 999_999):
+        response = emu.api("PUT", f"{contacts(emu)}/{contact_id}", json={"FirstName": "Ann"})
+        assert emu.error(response, 404) == (404, None, "Contact")
+
+
+def test_events_find_a_contact_by_its_new_phone_number(emu, sink):
+    emu.created(emu.at("/callback"), {"CallbackType": 11, "URL": sink.url, "Active": True})
+    created = emu.created(contacts(emu), {"PhoneNumber": "+15125550177"})
+    emu.api("PUT", f"{contacts(emu)}/6002", json={"PhoneNumber": "+15125550188"})
+    for phone in ("+15125550177", "+15125550188", "+15550100001"):  # the last was 6002's before the change
+        emu.ok("POST", "/events/incoming-message", json={"phone_number": phone, "message": "Hi"})
+        assert sink.received.acquire(timeout=30)
+    assert [body["ContactId"] for body in sink.bodies] == [created["Id"], 6002, None]

@@ -9,12 +9,22 @@ import pytest
 from messaging_platform_provider.client import MessagingPlatformApiError
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 from messaging_platform_provider.operators import (
+    MessagingPlatformCreateContactOperator,
     MessagingPlatformGetFilterGroupOperator,
     MessagingPlatformListContactsOperator,
     MessagingPlatformListFilterGroupsOperator,
+    MessagingPlatformUpdateContactOperator,
     MessagingPlatformUpdateFilterGroupOperator,
 )
-from tests.support.operator_context import assert_wire_headers, fails_without_retry, refused, run, seed, sent
+from tests.support.operator_context import (
+    assert_wire_headers,
+    fails_without_retry,
+    refused,
+    run,
+    seed,
+    sent,
+    task_context,
+)
 
 CONTACTS = "/api/v2.1/account/1001/contact"
 GROUPS = "/api/v2.1/account/1001/contactlist/4001/group"
@@ -78,6 +88,87 @@ def test_contact_operators_template_fields():
     assert set(MessagingPlatformUpdateFilterGroupOperator.template_fields) >= {
         "account_id", "contact_list_id", "group_id", "operator", "extra",
     }  # fmt: skip
+
+
+def test_create_contact_looks_first_then_posts_the_fields_and_returns_the_contact(platform):
+    op = MessagingPlatformCreateContactOperator(
+        task_id="c", phone_number="+15125550177", email="ann@example.com", first_name="Ann", assigned_id="42"
+    )
+    result = run(op)
+    lookup, post = platform.control.requests()
+    assert sent(lookup) == ("GET", CONTACTS, "")  # the retry-safe lookup: the watermark is the highest id listed
+    assert sent(post) == ("POST", CONTACTS, "")
+    assert_wire_headers(platform, post, with_body=True)
+    assert post["json"] == {
+        "PhoneNumber": "+15125550177",
+        "Email": "ann@example.com",
+        "FirstName": "Ann",
+        "AssignedId": 42,
+    }
+    assert post["status"] == 201
+    assert (result["Id"], result["PhoneNumber"], result["LastName"], result["AssignedId"]) == (
+        6026,
+        "+15125550177",
+        None,
+        42,
+    )
+    assert MessagingPlatformHook().get_contact(6026) == result
+
+
+def test_create_contact_retried_after_a_lost_answer_adopts_what_the_first_try_made(platform):
+    op = MessagingPlatformCreateContactOperator(task_id="c", email="ann@example.com")
+    context = task_context(op)  # one task instance: its state store outlives the first try
+    platform.control.add_fault(kind="commit_then_drop", method="POST", path="/contact$", count=1)
+    with pytest.raises(MessagingPlatformApiError):
+        run(op, context)
+    before = len(platform.control.requests())
+    adopted = run(op, context)
+    assert [sent(r) for r in platform.control.requests()[before:]] == [
+        ("GET", CONTACTS, ""),
+        ("GET", f"{CONTACTS}/6026", ""),
+    ]
+    assert [c["Id"] for c in MessagingPlatformHook().list_contacts() if c["Email"] == "ann@example.com"] == [6026]
+    assert adopted["Id"] == 6026
+
+
+def test_create_contact_never_adopts_a_contact_the_account_had_before(platform):
+    older = MessagingPlatformHook().create_contact(phone_number="+15125550177")
+    result = run(MessagingPlatformCreateContactOperator(task_id="c", phone_number="+15125550177"))
+    assert result["Id"] != older["Id"]
+    assert [r["method"] for r in platform.control.requests()].count("POST") == 2
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"first_name": "Ann"}, "phone_number"),
+        ({"phone_number": 15125550177}, "phone_number"),  # what native rendering makes of +15125550100
+        ({"phone_number": "5125550177"}, "phone_number"),
+        ({"email": "ann.example.com"}, "email"),
+        ({"email": "ann@example.com", "assigned_id": "x"}, "assigned_id"),
+    ],
+)
+def test_create_contact_bad_input_fails_before_any_request(platform, kwargs, field):
+    with refused(field):
+        run(MessagingPlatformCreateContactOperator(task_id="c", **kwargs))
+    assert platform.control.requests() == []
+
+
+def test_update_contact_sends_the_given_fields_only(platform):
+    op = MessagingPlatformUpdateContactOperator(task_id="c", contact_id="6003", email="cy@example.com", last_name="")
+    result = run(op)
+    (record,) = platform.control.requests()
+    assert sent(record) == ("PUT", f"{CONTACTS}/6003", "")
+    assert_wire_headers(platform, record, with_body=True)
+    assert (record["json"], record["status"]) == ({"Email": "cy@example.com", "LastName": ""}, 200)
+    assert (result["Id"], result["PhoneNumber"], result["Email"]) == (6003, "+15550100002", "cy@example.com")
+
+
+@pytest.mark.parametrize(("kwargs", "field"), [({}, "body"), ({"phone_number": "+1"}, "phone_number")])
+def test_update_contact_bad_input_fails_before_any_request(platform, kwargs, field):
+    with refused(field):
+        run(MessagingPlatformUpdateContactOperator(task_id="c", contact_id=6003, **kwargs))
+    assert platform.control.requests() == []
 
 
 # -- filter groups --------------------------------------------------------------------------------

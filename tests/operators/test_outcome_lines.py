@@ -155,6 +155,8 @@ ARGUMENTS: dict[str, dict[str, Any]] = {
     "create_push_voice_call": {"channels": ["+15125550100"], "targets": ["+15125550199"], "message": "Hello"},
     "update_filter_group": {"operator": "OR"},
     "create_callback": {"callback_type": "Keyword", "url": "https://hooks.example.com/keyword"},
+    "create_contact": {"phone_number": "+15125550177"},
+    "update_contact": {"first_name": "Ann"},
 }
 #: What the line says a task did, by the call's method (a create: ``created Id N``).
 DONE = {"GET": "read", "PUT": "updated.", "DELETE": "deleted.", "POST": "sent."}

@@ -26,6 +26,7 @@ CREATES = {
     "schedule": ("/action/5001/schedule$", lambda h: h.list_schedules(5001)),
     "voice_call": ("/action-pushvoicecall$", lambda h: h.list_push_voice_calls()),
     "callback": ("/callback$", lambda h: h.list_callbacks()),
+    "contact": ("/contact$", lambda h: [c for c in h.list_contacts() if c["Email"] == "retry-safe@example.com"]),
     "coupon_definition": (
         "/coupon$",
         lambda h: [h.get_coupon_definition(c["Id"]) for c in h.list_campaigns() if c["Name"] == "Retry-safe campaign"],

@@ -53,7 +53,7 @@ from .campaigns import (
     Redemption,
 )
 from .contact_lists import OPERATORS, ContactFilter, ContactList, FilterGroup
-from .contacts import ContactBlock, ContactPage
+from .contacts import Contact, ContactBlock, ContactPage, read_contact
 from .coupon_lists import MAX_COUPON_CODE_LENGTH, ExternalCouponCode, ExternalCouponList
 from .keywords import Channel, Keyword
 
@@ -92,6 +92,7 @@ __all__ = [
     "Campaign",
     "CouponDefinition",
     "Channel",
+    "Contact",
     "ContactBlock",
     "ContactFilter",
     "ContactList",
@@ -110,4 +111,5 @@ __all__ = [
     "VoiceCall",
     "VoiceCallFields",
     "optional_timestamp",
+    "read_contact",
 ]

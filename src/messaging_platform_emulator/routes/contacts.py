@@ -21,3 +21,5 @@ async def list_contacts(account_id: int, key: KeyDep, emulator: EmulatorDep, opt
 
 
 route(router, "GET", BASE + "/{contact_id}", "get_contact", lambda emulator: emulator.contacts.get)
+route(router, "POST", BASE, "create_contact", lambda emulator: emulator.contacts.create, body=True, status_code=201)
+route(router, "PUT", BASE + "/{contact_id}", "update_contact", lambda emulator: emulator.contacts.update, body=True)

@@ -9,6 +9,7 @@ adds the fields a create requires (its positional parameters) and is the whole b
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Annotated, Any, TypedDict
 
@@ -29,6 +30,7 @@ from messaging_platform_provider.client.fields import (
     whole,
 )
 from messaging_platform_provider.client.schedules import schedule_list
+from messaging_platform_provider.client.values import phone_text
 
 CAMPAIGN_TYPES = {"Gateway": 0, "Basic": 1, "Dialog": 2, "Question": 3, "Coupon": 4, "Sweepstakes": 5, "Chat": 6}
 COUPON_TYPES = {"Static": 0, "Dynamic": 1, "External": 2}
@@ -46,6 +48,8 @@ CALLBACK_TYPES = {
 FILTER_GROUP_OPERATORS = ("AND", "OR")
 MAX_CODE_LENGTH = 100
 AUDIO_SUFFIXES = (".mp3", ".wav")
+#: A phone number in E.164 form: ``+``, then 7 to 15 digits, the first not 0.
+E164_PHONE = re.compile(r"\+[1-9]\d{6,14}")
 
 
 class CampaignOptions(TypedDict, total=False):
@@ -206,3 +210,57 @@ class FilterGroupFields(TypedDict, total=False):
     """A contact filter group's own fields: its subgroups and filters cannot change through it."""
 
     operator: Annotated[str | None, group_operator]
+
+
+def e164_phone(name: str, value: Any, platform_timezone: str) -> Any:
+    """
+    A phone number in E.164 form (``+15125550100``), as text: a number is refused (``values.phone_text``), and blank
+    text (a template that rendered nothing) leaves the field out.
+    """
+    text = phone_text(name, value).strip()
+    if not text:
+        return None
+    if not E164_PHONE.fullmatch(text):
+        hint = f" (+{text}?)" if text.isdigit() else ""
+        raise MessagingPlatformValidationError(
+            name, f"{text!r} is not a phone number in E.164 form, such as +15125550100{hint}"
+        )
+    return text
+
+
+def email_address(name: str, value: Any, platform_timezone: str) -> Any:
+    """An e-mail address: text with no white space and an ``@`` between two non-empty parts; blank text leaves the
+    field out."""
+    if not isinstance(value, str):
+        raise MessagingPlatformValidationError(name, f"must be an e-mail address (text), got {type(value).__name__}")
+    text = value.strip()
+    if not text:
+        return None
+    local, at, domain = text.rpartition("@")
+    if not (local and at and domain) or any(character.isspace() for character in text):
+        raise MessagingPlatformValidationError(name, f"{text!r} is not an e-mail address such as ann@example.com")
+    return text
+
+
+class ContactFields(TypedDict, total=False):
+    """
+    A contact: how it is reached, ``phone_number`` (E.164 text) and ``email``, its ``first_name`` and
+    ``last_name``, and ``assigned_id``, a number of the caller's own that the platform keeps with it. One declaration
+    serves the create and the update: no field is required on its own, but a create needs a phone number or an
+    e-mail address (``contact_rules``).
+    """
+
+    phone_number: Annotated[str | None, e164_phone]
+    email: Annotated[str | None, email_address]
+    first_name: str | None
+    last_name: str | None
+    assigned_id: Annotated[int | str | None, whole]
+
+
+def contact_rules(body: dict[str, Any]) -> dict[str, Any]:
+    """A contact is reached by phone or e-mail: a create needs ``PhoneNumber`` or ``Email``, or both."""
+    if "PhoneNumber" not in body and "Email" not in body:
+        raise MessagingPlatformValidationError(
+            "phone_number", "a contact needs a phone number or an e-mail address, or both", ["phone_number", "email"]
+        )
+    return body

@@ -18,6 +18,7 @@ from messaging_platform_provider.client.bodies import (
     ApiKeyFields,
     CallbackFields,
     CampaignFields,
+    ContactFields,
     CouponDefinitionFields,
     ExternalCouponListFields,
     FilterGroupFields,
@@ -236,6 +237,18 @@ class Operations:
     get_contact = Operation(
         "contact", "GET", _CONTACT + "/{contact_id}", "Get one contact.", int_params=_ints("contact_id"),
         in_spec=False)
+    # Contact create and update (platform facts: the vendor's client libraries make them)
+    create_contact = Operation(
+        "contact", "POST", _CONTACT, "Create a contact.", fields=ContactFields, in_spec=False,
+        # A contact has no free-text field of its own to carry a run marker (its names are shown to people), and
+        # its phone number and e-mail address are what tell it from another. Only a contact newer than the
+        # watermark stored before the first POST is adopted: a contact the account had before the task, with the
+        # same number, is someone else's record and must not be returned as the one this task made.
+        dedupe=Dedupe(list_contacts, get_contact, "contact_id", match_fields=("PhoneNumber", "Email"),
+                      after_watermark=True))
+    update_contact = Operation(
+        "contact", "PUT", _CONTACT + "/{contact_id}", "Change the given fields of a contact.", fields=ContactFields,
+        int_params=_ints("contact_id"), in_spec=False)  # the same fields sent again set the same values: resend safe
     # Read-back of callback records (platform facts, not in the spec's list): lets a retried create find its record.
     list_callbacks = Operation(
         "callback record", "GET", _CALLBACK, "List callback records.", "list", in_spec=False)

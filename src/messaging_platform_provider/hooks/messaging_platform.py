@@ -115,6 +115,8 @@ class MessagingPlatformHook(BaseHook, ApiMethods):
     delete_push_voice_call = VoiceCallApi.delete_push_voice_call
     list_contacts = ContactApi.list_contacts
     get_contact = ContactApi.get_contact
+    create_contact = ContactApi.create_contact
+    update_contact = ContactApi.update_contact
     iter_contacts = ContactApi.iter_contacts
     list_filter_groups = ContactApi.list_filter_groups
     get_filter_group = ContactApi.get_filter_group

@@ -5,10 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from messaging_platform_provider.client.bodies import FilterGroupFields
+from messaging_platform_provider.client.bodies import ContactFields, FilterGroupFields
 from messaging_platform_provider.client.fields import keys
 from messaging_platform_provider.client.operations import Operations
-from messaging_platform_provider.operators.base import BASE_TEMPLATE_FIELDS, MessagingPlatformBaseOperator, optional_int
+from messaging_platform_provider.operators.base import (
+    BASE_TEMPLATE_FIELDS,
+    MessagingPlatformBaseOperator,
+    MessagingPlatformCreateOperator,
+    optional_int,
+)
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -17,10 +22,12 @@ if TYPE_CHECKING:
     from messaging_platform_provider.templated import Templated
 
 __all__ = [
+    "MessagingPlatformCreateContactOperator",
     "MessagingPlatformGetContactOperator",
     "MessagingPlatformGetFilterGroupOperator",
     "MessagingPlatformListContactsOperator",
     "MessagingPlatformListFilterGroupsOperator",
+    "MessagingPlatformUpdateContactOperator",
     "MessagingPlatformUpdateFilterGroupOperator",
 ]
 
@@ -72,6 +79,84 @@ class MessagingPlatformGetContactOperator(MessagingPlatformBaseOperator):
 
     def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
         return hook.get_contact(self.contact_id, account_id=self.account)
+
+
+class MessagingPlatformCreateContactOperator(MessagingPlatformCreateOperator):
+    """
+    Create a contact; returns it. Every field is templated.
+
+    :param phone_number: the contact's phone number in E.164 form, as text (``"+15125550100"``). A number is refused:
+        ``render_template_as_native_obj=True`` turns a template's ``+15125550100`` into the number 15125550100; see
+        the error for how to keep it text.
+    :param email: the contact's e-mail address. A contact needs ``phone_number`` or ``email``, or both.
+    :param first_name: the contact's first name.
+    :param last_name: the contact's last name.
+    :param assigned_id: a whole number of your own that the platform keeps with the contact.
+    :param extra: further request fields, merged on top.
+    :param idempotent: a retry adopts a contact with the same phone number and e-mail address made after the
+        first try began; a contact the account had before is never adopted.
+    """
+
+    operation = Operations.create_contact
+    template_fields = (*BASE_TEMPLATE_FIELDS, *keys(ContactFields), "extra")
+
+    def __init__(
+        self,
+        *,
+        phone_number: Templated[str] | None = None,
+        email: Templated[str] | None = None,
+        first_name: Templated[str] | None = None,
+        last_name: Templated[str] | None = None,
+        assigned_id: Templated[int] | None = None,
+        extra: Templated[Mapping[str, Any]] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.phone_number = phone_number
+        self.email = email
+        self.first_name = first_name
+        self.last_name = last_name
+        self.assigned_id = assigned_id
+        self.extra = extra
+
+    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        fields = self.declared_values(ContactFields)
+        return hook.create_contact(extra=self.extra, once=self.once(context), account_id=self.account, **fields)
+
+
+class MessagingPlatformUpdateContactOperator(MessagingPlatformBaseOperator):
+    """
+    Change the given fields of a contact (``None`` fields are not sent); returns it. Templated. The fields are
+    those of ``MessagingPlatformCreateContactOperator``.
+    """
+
+    operation = Operations.update_contact
+    template_fields = (*BASE_TEMPLATE_FIELDS, "contact_id", *keys(ContactFields), "extra")
+
+    def __init__(
+        self,
+        *,
+        contact_id: Templated[int],
+        phone_number: Templated[str] | None = None,
+        email: Templated[str] | None = None,
+        first_name: Templated[str] | None = None,
+        last_name: Templated[str] | None = None,
+        assigned_id: Templated[int] | None = None,
+        extra: Templated[Mapping[str, Any]] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.contact_id = contact_id
+        self.phone_number = phone_number
+        self.email = email
+        self.first_name = first_name
+        self.last_name = last_name
+        self.assigned_id = assigned_id
+        self.extra = extra
+
+    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+        fields = self.declared_values(ContactFields)
+        return hook.update_contact(self.contact_id, extra=self.extra, account_id=self.account, **fields)
 
 
 class MessagingPlatformListFilterGroupsOperator(MessagingPlatformBaseOperator):

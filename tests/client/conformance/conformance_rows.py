@@ -197,6 +197,16 @@ ROWS: tuple[Row, ...] = (
         "each inline schedule follows the schedule rules above",
         "each schedule as a schedule request", lambda r: r.body["Schedules"] == [
             {"ScheduleTypeId": 2, "RunAt": "09:00:00", "StartFrom": "2026-12-01T09:00:00"}]),
+    # contacts
+    Row("contact-phone", "create_contact", "PhoneNumber, Email",
+        "at least one of the two; the phone number in E.164 form (`+15125550100`)",
+        "each only when given; a number, or text not in E.164 form, is refused before sending",
+        lambda r: r.body["PhoneNumber"] == "+15125550177" and r.body["Email"] == "ann@example.com"),
+    Row("contact-assigned-id", "create_contact", "AssignedId", "integer, optional",
+        "an integer (a template's string is converted)", equals("AssignedId", 42)),
+    Row("contact-update", "update_contact", "(body)",
+        "the vendor's client libraries PUT the contact; which fields the platform requires there is not published",
+        "only the fields given", lambda r: r.body == {"LastName": "Lee"}),
     # queries
     Row("campaign-only-mine", "list_campaigns", "onlyMine, $filter", "`onlyMine`, `true` or `false`; OData `$filter`",
         "`true`/`false`; the filter as written", query("onlyMine=true&%24filter=CampaignTypeId+eq+4")),

@@ -145,6 +145,10 @@ FILTER_GROUP = BodyRule(
     closed=False,
     frozen=("Groups", "Filters"),
 )
+# §4.7 lists only the contact reads; facts §11: a contact's PhoneNumber (E.164) and/or Email, names, AssignedId.
+CONTACT = BodyRule("facts §11", {name: Field(kind, nullable=True) for name, kind in (
+    ("PhoneNumber", "string"), ("Email", "string"), ("FirstName", "string"), ("LastName", "string"),
+    ("AssignedId", "integer"))})  # fmt: skip
 # §4.5: bodies not shown, and no public source shows them: the general rules of §1 apply, and inline schedules
 # (facts §3: every action carries ``Schedules``) are schedule requests of §2.1.
 VOICE_CALL = BodyRule("§4.5 (not shown); facts §3", {"Schedules": Field("array")}, closed=False,
@@ -196,6 +200,8 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("GET", "/account/{accountId:int}/contact", "§4.7; facts §1 (OData options)",
              query={"$top": "count", "$skip": "count", "$filter": "filter"}),
     Endpoint("GET", "/account/{accountId:int}/contact/{contactId}", "facts §11"),
+    Endpoint("POST", "/account/{accountId:int}/contact", "facts §11", CONTACT),
+    Endpoint("PUT", "/account/{accountId:int}/contact/{contactId:int}", "facts §11", CONTACT),
     Endpoint("POST", "/account/{accountId:int}/callback", "§4.8", CALLBACK_RECORD),
     Endpoint("GET", "/account/{accountId:int}/callback", "facts §12"),
     Endpoint("GET", "/account/{accountId:int}/callback/{callbackId}", "facts §12"),

@@ -14,6 +14,7 @@ from messaging_platform_provider.operators import (
     MessagingPlatformCreateApiKeyOperator,
     MessagingPlatformCreateCallbackOperator,
     MessagingPlatformCreateCampaignOperator,
+    MessagingPlatformCreateContactOperator,
     MessagingPlatformCreateCouponDefinitionOperator,
     MessagingPlatformCreateExternalCouponListOperator,
     MessagingPlatformCreatePushVoiceCallOperator,
@@ -53,4 +54,7 @@ with DAG(
     )
     MessagingPlatformCreateCallbackOperator(
         task_id="callback", callback_type="Keyword", url="https://receiver.example.com/hooks/keyword"
+    )
+    MessagingPlatformCreateContactOperator(
+        task_id="contact", phone_number="+15125550177", email="retry-safe@example.com", first_name="Retry"
     )

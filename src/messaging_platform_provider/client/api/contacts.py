@@ -1,4 +1,4 @@
-"""Contacts (spec 4.7) and contact filter groups (spec 4.6)."""
+"""Contacts (spec 4.7; create and update as the vendor's client libraries call them) and filter groups (spec 4.6)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ from typing import Any
 from typing_extensions import Unpack
 
 from messaging_platform_provider.client.api.base import ApiBase
-from messaging_platform_provider.client.bodies import FilterGroupFields
+from messaging_platform_provider.client.bodies import ContactFields, FilterGroupFields, contact_rules
 from messaging_platform_provider.client.errors import MessagingPlatformValidationError
 from messaging_platform_provider.client.fields import extra_fields, to_wire
+from messaging_platform_provider.client.once import CreateOnce
 from messaging_platform_provider.client.operations import Operations
 from messaging_platform_provider.client.values import filter_expression
 
@@ -55,6 +56,36 @@ class ContactApi(ApiBase):
     def get_contact(self, contact_id: int | str, *, account_id: int | None = None) -> dict[str, Any]:
         """One contact by its id."""
         return self._one(Operations.get_contact, account_id=account_id, contact_id=contact_id)
+
+    def create_contact(
+        self,
+        *,
+        extra: Mapping[str, Any] | None = None,
+        once: CreateOnce | None = None,
+        account_id: int | None = None,
+        **fields: Unpack[ContactFields],
+    ) -> dict[str, Any]:
+        """
+        Create a contact; it needs ``phone_number`` (E.164 text such as ``"+15125550100"``) or ``email``, or both.
+        ``first_name``, ``last_name`` and ``assigned_id`` (a whole number of your own) are optional. Given ``once``, a
+        retry adopts the contact with the same phone number and e-mail address that an earlier try made.
+        """
+        body = contact_rules(to_wire(ContactFields, fields))
+        return self._create(Operations.create_contact, {**body, **extra_fields(extra)}, once, account_id)
+
+    def update_contact(
+        self,
+        contact_id: int | str,
+        *,
+        extra: Mapping[str, Any] | None = None,
+        account_id: int | None = None,
+        **fields: Unpack[ContactFields],
+    ) -> dict[str, Any]:
+        """Change the given fields of a contact (those of ``create_contact``); fields left ``None`` are not sent."""
+        body = {**to_wire(ContactFields, fields), **extra_fields(extra)}
+        if not body:
+            raise MessagingPlatformValidationError("body", "update_contact needs at least one field to change")
+        return self._one(Operations.update_contact, account_id=account_id, contact_id=contact_id, body=body)
 
     def iter_contacts(
         self, *, page_size: int = 1000, odata_filter: str | None = None, account_id: int | None = None
