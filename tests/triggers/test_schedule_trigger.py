@@ -330,17 +330,21 @@ def triggerer_probes() -> dict[str | None, dict[str, Any]]:
     return {}
 
 
+#: ``[messaging_platform] freeze_triggerer_heap`` as the triggerer's environment sets it
+FREEZE_SETTING_ENV = "AIRFLOW__MESSAGING_PLATFORM__FREEZE_TRIGGERER_HEAP"
+
+
 @pytest.fixture
 def triggerer_probe(platform, triggerer_probes) -> Callable[[str | None], dict[str, Any]]:
-    """``probe(setting)``: what ``TRIGGERER_PROBE`` found with ``MESSAGING_PLATFORM_TRIGGERER_FREEZE_HEAP`` so."""
+    """``probe(setting)``: what ``TRIGGERER_PROBE`` found with ``[messaging_platform] freeze_triggerer_heap`` so."""
     import os
 
     def probe(setting: str | None) -> dict[str, Any]:
         if setting not in triggerer_probes:
             env = {**os.environ, "AIRFLOW_CONN_MESSAGING_PLATFORM_DEFAULT": platform.connection_json()}
-            env.pop("MESSAGING_PLATFORM_TRIGGERER_FREEZE_HEAP", None)
+            env.pop(FREEZE_SETTING_ENV, None)
             if setting is not None:
-                env["MESSAGING_PLATFORM_TRIGGERER_FREEZE_HEAP"] = setting
+                env[FREEZE_SETTING_ENV] = setting
             command = [sys.executable, "-c", TRIGGERER_PROBE]
             out = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
             assert out.returncode == 0, out.stderr[-2000:]
@@ -366,20 +370,21 @@ def test_what_a_trigger_imports_in_the_event_loop_is_light(triggerer_probe):
 
 
 @pytest.mark.xdist_group("triggerer_probe")
-@pytest.mark.parametrize("setting", [None, "false"], ids=["default", "turned-off"])
+@pytest.mark.parametrize("setting", [None, "True"], ids=["default", "turned-on"])
 def test_the_first_trigger_in_a_process_freezes_the_start_up_heap(triggerer_probe, setting):
     """
     A full garbage collection over the triggerer's start-up heap (Airflow's imports: ~280,000 objects) took
-    0.22-0.48 s on the event loop and the triggerer logged "async thread was blocked". The first trigger run
-    freezes that heap, so collections skip it. In a fresh process, as a triggerer runs the trigger.
+    0.22-0.48 s on the event loop and the triggerer logged "async thread was blocked". With
+    ``[messaging_platform] freeze_triggerer_heap`` turned on, the first trigger run freezes that heap, so
+    collections skip it; by default the collector is left alone. In a fresh process, as a triggerer runs the trigger.
     """
     found = triggerer_probe(setting)
     before, after = found["frozen"]
     assert (before, found["outcome"]) == (0, "failure")  # 404: the schedule does not exist, the run ended at once
     if setting is None:
-        assert after > 100_000  # Airflow's start-up heap, now skipped by every collection
-    else:
         assert after == 0
+    else:
+        assert after > 100_000  # Airflow's start-up heap, now skipped by every collection
 
 
 # -- the first poll, the account, the log ---------------------------------------------------------------
@@ -453,13 +458,14 @@ def test_an_unknown_status_is_logged_once_and_the_wait_goes_on(monkeypatch, capl
 
 @pytest.mark.parametrize(
     "setting, freezes",
-    [(None, True), ("true", True), ("false", False), (" False ", False), ("0", False), ("no", False), ("OFF", False)],
+    [(None, False), ("True", True), ("true", True), ("1", True), ("False", False), ("0", False), ("maybe", False)],
 )
-def test_the_first_trigger_of_a_process_freezes_the_heap_once_unless_turned_off(monkeypatch, setting, freezes):
+def test_the_first_trigger_of_a_process_freezes_the_heap_once_when_turned_on(monkeypatch, setting, freezes):
     """
-    In-process (the fresh-process probe above cannot see a mutant): the first call freezes what is alive then,
-    unless ``MESSAGING_PLATFORM_TRIGGERER_FREEZE_HEAP`` turns it off; no later trigger of the process freezes
-    again (that would keep the garbage of the moment for good, each time a trigger starts).
+    In-process (the fresh-process probe above cannot see a mutant): when ``[messaging_platform]
+    freeze_triggerer_heap`` is true, the first call freezes what is alive then; unset, false or not a boolean, it
+    freezes nothing. No later trigger of the process freezes again (that would keep the garbage of the moment for
+    good, each time a trigger starts).
     """
     import gc
 
@@ -471,9 +477,9 @@ def test_the_first_trigger_of_a_process_freezes_the_heap_once_unless_turned_off(
 
     monkeypatch.setattr(heap, "_done", False)  # no trigger has started in this "process" yet
     if setting is None:
-        monkeypatch.delenv(heap.ENV, raising=False)
+        monkeypatch.delenv(FREEZE_SETTING_ENV, raising=False)
     else:
-        monkeypatch.setenv(heap.ENV, setting)
+        monkeypatch.setenv(FREEZE_SETTING_ENV, setting)
     start_up: list[Any] = []  # alive when the first trigger starts
     heap.freeze_startup_heap()
     later: list[Any] = []  # made afterwards, by the triggers

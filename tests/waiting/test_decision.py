@@ -17,15 +17,8 @@ from messaging_platform_provider.hooks.messaging_platform import MessagingPlatfo
 from messaging_platform_provider.sensors import MessagingPlatformScheduleSensor
 from messaging_platform_provider.triggers.schedule import MessagingPlatformScheduleTrigger
 from messaging_platform_provider.waiting.deadline import deadline_after
-from messaging_platform_provider.waiting.decision import (
-    PROCESS_STATUSES,
-    ErrorClass,
-    Outcome,
-    WaitRules,
-    Watch,
-    classify_error,
-    decide,
-)
+from messaging_platform_provider.waiting.decision import ErrorClass, Outcome, WaitRules, Watch, classify_error, decide
+from messaging_platform_provider.waiting.defaults import PROCESS_STATUSES
 from messaging_platform_provider.waiting.outcome import conclude
 from messaging_platform_provider.waiting.sync_loop import poll_round
 from tests.support.waiting import PARKED, Lifecycle, gets

@@ -10,7 +10,7 @@ from airflow.sdk import PokeReturnValue
 
 from messaging_platform_provider.hooks.names import DEFAULT_CONN_ID
 from messaging_platform_provider.sensors.base import MessagingPlatformBaseSensor
-from messaging_platform_provider.waiting.decision import DEFAULT_MAX_TRANSIENT_ERRORS
+from messaging_platform_provider.waiting.defaults import DEFAULT_MAX_TRANSIENT_ERRORS
 from messaging_platform_provider.waiting.outcome import conclude
 
 if TYPE_CHECKING:

@@ -15,7 +15,8 @@ from airflow.triggers.base import BaseTrigger, TriggerEvent
 from messaging_platform_provider.triggers.heap import freeze_startup_heap
 from messaging_platform_provider.waiting.async_loop import wait_until_done
 from messaging_platform_provider.waiting.deadline import bounded_pause, seconds_left
-from messaging_platform_provider.waiting.decision import DEFAULT_MAX_TRANSIENT_ERRORS, WaitRules, Watch
+from messaging_platform_provider.waiting.decision import WaitRules, Watch
+from messaging_platform_provider.waiting.defaults import DEFAULT_MAX_TRANSIENT_ERRORS
 
 FIRST_POLL_SPREAD = 2.0  # seconds, at most
 

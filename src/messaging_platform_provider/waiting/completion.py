@@ -10,9 +10,11 @@ from collections.abc import Iterable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from messaging_platform_provider.waiting.decision import DEFAULT_MAX_TRANSIENT_ERRORS, WaitRules
-from messaging_platform_provider.waiting.outcome import conclude, default_deferrable, resumed_by_earlier_try, try_number
+from messaging_platform_provider.waiting.defaults import DEFAULT_MAX_TRANSIENT_ERRORS
 
+# ``messaging_platform_provider.operators`` imports every operator module, this one with them, so every DAG file
+# that uses an operator pays for this module's imports: what only constructing, running or resuming a task needs
+# (``decision``, ``outcome``) is imported in the method that needs it.
 if TYPE_CHECKING:
     from airflow.sdk import Context
 
@@ -53,6 +55,9 @@ class WaitForSchedulesMixin:
         max_transient_errors: int = DEFAULT_MAX_TRANSIENT_ERRORS,
         **kwargs: Any,
     ) -> None:
+        from messaging_platform_provider.waiting.decision import WaitRules
+        from messaging_platform_provider.waiting.outcome import default_deferrable
+
         super().__init__(**kwargs)
         self.wait_for_completion = wait_for_completion
         self.deferrable = default_deferrable() if deferrable is None else deferrable
@@ -98,6 +103,7 @@ class WaitForSchedulesMixin:
         seconds = self.wait_seconds()
         deadline = deadline_after(seconds)
         from messaging_platform_provider.waiting.decision import Watch
+        from messaging_platform_provider.waiting.outcome import conclude, try_number
         from messaging_platform_provider.waiting.sync_loop import poll_round, polling_hook, wait_until_done
 
         watch = Watch(self.wait_rules, action_id, schedule_ids)
@@ -131,6 +137,8 @@ class WaitForSchedulesMixin:
         )
 
     def execute_complete(self, context: Context, event: dict[str, Any], result: Any = None) -> Any:
+        from messaging_platform_provider.waiting.outcome import conclude, resumed_by_earlier_try
+
         if resumed_by_earlier_try(context, event, self.log):  # type: ignore[attr-defined]
             return self.execute(context)
         schedules = conclude(event)

@@ -19,11 +19,12 @@ from messaging_platform_provider.client.errors import (
 )
 from messaging_platform_provider.client.retry import RetryPolicy
 from messaging_platform_provider.waiting.deadline import bounded_pause, seconds_left
-
-PROCESS_STATUSES = ("Pending", "Processing", "Completed", "Aborted", "Failed")
-DEFAULT_SUCCESS = ("Completed",)
-DEFAULT_FAILURE = ("Failed", "Aborted")
-DEFAULT_MAX_TRANSIENT_ERRORS = 5
+from messaging_platform_provider.waiting.defaults import (
+    DEFAULT_FAILURE,
+    DEFAULT_MAX_TRANSIENT_ERRORS,
+    DEFAULT_SUCCESS,
+    PROCESS_STATUSES,
+)
 
 
 class Outcome(str, enum.Enum):
