@@ -73,8 +73,8 @@ def _constructor_signature(
     app: Any, what: str, name: str, obj: Any, options: Any, signature: str | None, return_annotation: str | None
 ) -> tuple[str | None, str | None] | None:
     """
-    An operator's signature as its ``__init__`` declares it. Airflow wraps ``__init__``, and the provider's
-    metaclass adds ``__call__`` (``operators/literals.py``), so autodoc would otherwise show ``(*args, **kwargs)``.
+    An operator's signature as its ``__init__`` declares it. Airflow's operator metaclass wraps ``__init__``, so
+    autodoc would otherwise show ``(*args, **kwargs)``.
     """
     from airflow.sdk import BaseOperator
 

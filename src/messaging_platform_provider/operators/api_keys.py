@@ -8,11 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from messaging_platform_provider.client.bodies import ApiKeyFields, ApiKeyOptions
-from messaging_platform_provider.client.fields import keys
+from messaging_platform_provider.client.bodies import ApiKeyOptions
 from messaging_platform_provider.client.operations import Operations
 from messaging_platform_provider.operators.base import (
-    BASE_TEMPLATE_FIELDS,
     MessagingPlatformBaseOperator,
     MessagingPlatformCreateOperator,
 )
@@ -20,7 +18,6 @@ from messaging_platform_provider.operators.base import (
 if TYPE_CHECKING:
     from airflow.sdk import Context
 
-    from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
     from messaging_platform_provider.templated import Templated
 
 __all__ = [
@@ -37,8 +34,10 @@ class MessagingPlatformListApiKeysOperator(MessagingPlatformBaseOperator):
 
     operation = Operations.list_api_keys
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.list_api_keys(account_id=self.account)
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            answer = self.hook.list_api_keys(account_id=self.account)
+        return self.task_result(context, answer)
 
 
 class _SecretAnswer:
@@ -59,14 +58,17 @@ class MessagingPlatformGetApiKeyOperator(_SecretAnswer, MessagingPlatformBaseOpe
     """
 
     operation = Operations.get_api_key
-    template_fields = (*BASE_TEMPLATE_FIELDS, "key_id")
+    template_fields = ("account_id", "key_id")
 
     def __init__(self, *, key_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.key_id = key_id
+        self.check_literal_values()
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.get_api_key(self.key_id, account_id=self.account)
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            answer = self.hook.get_api_key(self.key_id, account_id=self.account)
+        return self.task_result(context, answer)
 
 
 class MessagingPlatformCreateApiKeyOperator(_SecretAnswer, MessagingPlatformCreateOperator):
@@ -80,7 +82,7 @@ class MessagingPlatformCreateApiKeyOperator(_SecretAnswer, MessagingPlatformCrea
     """
 
     operation = Operations.create_api_key
-    template_fields = (*BASE_TEMPLATE_FIELDS, *keys(ApiKeyFields), "extra")
+    template_fields = ("account_id", "key_label", "key_type", "valid_to", "extra")
 
     def __init__(
         self,
@@ -96,12 +98,15 @@ class MessagingPlatformCreateApiKeyOperator(_SecretAnswer, MessagingPlatformCrea
         self.key_type = key_type
         self.valid_to = valid_to
         self.extra = extra
+        self.check_literal_values()
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        options = self.declared_values(ApiKeyOptions)
-        return hook.create_api_key(
-            self.key_label, extra=self.extra, once=self.once(context), account_id=self.account, **options
-        )
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            options = self.declared_values(ApiKeyOptions)
+            answer = self.hook.create_api_key(
+                self.key_label, extra=self.extra, once=self.once(context), account_id=self.account, **options
+            )
+        return self.task_result(context, answer)
 
 
 class MessagingPlatformChangeApiKeySecretOperator(_SecretAnswer, MessagingPlatformBaseOperator):
@@ -112,26 +117,32 @@ class MessagingPlatformChangeApiKeySecretOperator(_SecretAnswer, MessagingPlatfo
     """
 
     operation = Operations.change_api_key_secret
-    template_fields = (*BASE_TEMPLATE_FIELDS, "key_id")
+    template_fields = ("account_id", "key_id")
 
     def __init__(self, *, key_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.key_id = key_id
+        self.check_literal_values()
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.change_api_key_secret(self.key_id, account_id=self.account)
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            answer = self.hook.change_api_key_secret(self.key_id, account_id=self.account)
+        return self.task_result(context, answer)
 
 
 class MessagingPlatformRevokeApiKeyOperator(MessagingPlatformBaseOperator):
     """Revoke an API key; returns ``True``, or ``False`` if it was already revoked or unknown."""
 
     operation = Operations.revoke_api_key
-    template_fields = (*BASE_TEMPLATE_FIELDS, "key_id")
+    template_fields = ("account_id", "key_id")
 
     def __init__(self, *, key_id: Templated[int], missing_ok: bool = True, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.key_id = key_id
         self.missing_ok = missing_ok
+        self.check_literal_values()
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.revoke_api_key(self.key_id, missing_ok=self.missing_ok, account_id=self.account)
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            answer = self.hook.revoke_api_key(self.key_id, missing_ok=self.missing_ok, account_id=self.account)
+        return self.task_result(context, answer)

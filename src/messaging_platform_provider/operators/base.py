@@ -6,7 +6,8 @@ Kept light for DAG parsing: the hook (and ``requests``) is imported when a task 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -14,7 +15,7 @@ from airflow.sdk import BaseOperator
 
 from messaging_platform_provider.client.fields import keys
 from messaging_platform_provider.hooks.names import DEFAULT_CONN_ID
-from messaging_platform_provider.operators.literals import MAP_LABEL, ChecksLiteralsMeta, check_literals
+from messaging_platform_provider.operators.literals import MAP_LABEL, check_literals
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -28,8 +29,6 @@ __all__ = [
     "MessagingPlatformBaseOperator",
     "MessagingPlatformCreateOperator",
 ]
-
-BASE_TEMPLATE_FIELDS: tuple[str, ...] = ("account_id",)
 
 
 def without_secrets(value: Any, fields: Sequence[str]) -> Any:
@@ -55,14 +54,16 @@ def optional_int(field: str, value: Any) -> int | None:
     return int(text)
 
 
-class MessagingPlatformBaseOperator(BaseOperator, metaclass=ChecksLiteralsMeta):
+class MessagingPlatformBaseOperator(BaseOperator):
     """
     Base of every Messaging Platform operator.
 
-    Values written as literals are checked when the operator is built, so a typo fails the DAG file's import
-    naming the parameter; templated values are checked when the task runs, before any request. Besides its
-    return value, a task whose answer has an ``Id`` pushes it under the key ``Id`` too, so ``op.output["Id"]``
-    feeds a downstream task and keeps the dependency.
+    Values written as literals are checked when the operator is built (each operator's ``__init__`` ends with
+    ``check_literal_values()``), so a typo fails the DAG file's import naming the parameter; templated values are
+    checked when the task runs, before any request. Each operator's ``execute`` calls its hook method inside
+    ``failing_fast()`` and returns ``task_result(context, answer)``. Besides its return value, a task whose answer
+    has an ``Id`` pushes it under the key ``Id`` too, so ``op.output["Id"]`` feeds a downstream task and keeps the
+    dependency.
 
     A mapped task (``.partial(...).expand(...)``) names its instances after the ids each addressed, or the name it
     gave (``map_label``): ``coupon_list_id=2001, coupon_code=A1``. Give ``map_index_template`` to ``partial`` to
@@ -75,7 +76,7 @@ class MessagingPlatformBaseOperator(BaseOperator, metaclass=ChecksLiteralsMeta):
     operation: ClassVar[Operation]
     #: XCom keys pushed beside the return value, each read from the answer (``id_xcoms``).
     id_keys: ClassVar[tuple[str, ...]] = ("Id",)
-    template_fields: Sequence[str] = BASE_TEMPLATE_FIELDS
+    template_fields: Sequence[str] = ("account_id",)
     ui_color = "#e3f2fd"
 
     def __init__(
@@ -96,7 +97,13 @@ class MessagingPlatformBaseOperator(BaseOperator, metaclass=ChecksLiteralsMeta):
         return super().partial(**kwargs)
 
     def check_literal_values(self) -> None:
-        """Check the values written in the DAG file (``operators/literals.py``); called once the operator is built."""
+        """
+        Check the values written in the DAG file (``operators/literals.py``): the last line of each operator's
+        ``__init__``. An instance Airflow builds from a mapped task (``.expand()``) is left to run time, like a
+        template: its values are checked when it runs.
+        """
+        if getattr(self, "_BaseOperator__from_mapped", False):  # set by Airflow before ``__init__`` runs
+            return
         check_literals(self.operation, {name: getattr(self, name, None) for name in self.template_fields})
 
     @property
@@ -133,14 +140,25 @@ class MessagingPlatformBaseOperator(BaseOperator, metaclass=ChecksLiteralsMeta):
         value = str(self.account_id).strip()
         return int(value) if value.isdigit() else self.account_id
 
-    def execute(self, context: Context) -> Any:
+    @contextmanager
+    def failing_fast(self) -> Iterator[None]:
+        """
+        Around the hook call of ``execute``: an error that a retry cannot change fails the task without its retries
+        (``task_errors.py``); a transient one keeps them.
+        """
         from messaging_platform_provider.task_errors import failing_fast
 
         with failing_fast():
-            result = self.run(self.hook, context)
-        if (line := self.outcome_line(result)) is not None:
+            yield
+
+    def task_result(self, context: Context, answer: Any) -> Any:
+        """
+        What ``execute`` returns for the hook's ``answer``: logs the task's outcome line, leaves out the secrets
+        (``to_xcom``) and pushes the ids beside the return value (``push_ids``).
+        """
+        if (line := self.outcome_line(answer)) is not None:
             self.log.info(line)
-        return self.push_ids(context, self.to_xcom(result))
+        return self.push_ids(context, self.to_xcom(answer))
 
     def push_ids(self, context: Context, xcom: Any) -> Any:
         """Push ``id_xcoms(xcom)`` each under its own key; returns ``xcom``, the task's return value."""
@@ -180,10 +198,6 @@ class MessagingPlatformBaseOperator(BaseOperator, metaclass=ChecksLiteralsMeta):
             from messaging_platform_provider.task_state import release_task_state
 
             release_task_state(context)
-
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        """Call the hook method of ``operation``; the answer goes through ``to_xcom``."""
-        raise NotImplementedError
 
     def to_xcom(self, result: Any) -> Any:
         """Never push a secret the platform returned, unless the operator was told to (``include_secret``)."""

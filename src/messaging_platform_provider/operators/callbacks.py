@@ -5,11 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from messaging_platform_provider.client.bodies import CallbackFields, CallbackOptions
-from messaging_platform_provider.client.fields import keys
+from messaging_platform_provider.client.bodies import CallbackOptions
 from messaging_platform_provider.client.operations import Operations
 from messaging_platform_provider.operators.base import (
-    BASE_TEMPLATE_FIELDS,
     MessagingPlatformBaseOperator,
     MessagingPlatformCreateOperator,
 )
@@ -17,7 +15,6 @@ from messaging_platform_provider.operators.base import (
 if TYPE_CHECKING:
     from airflow.sdk import Context
 
-    from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
     from messaging_platform_provider.templated import Templated
 
 __all__ = [
@@ -39,7 +36,7 @@ class MessagingPlatformCreateCallbackOperator(MessagingPlatformCreateOperator):
     """
 
     operation = Operations.create_callback
-    template_fields = (*BASE_TEMPLATE_FIELDS, *keys(CallbackFields), "extra")
+    template_fields = ("account_id", "callback_type", "url", "active", "extra")
 
     def __init__(
         self,
@@ -55,12 +52,20 @@ class MessagingPlatformCreateCallbackOperator(MessagingPlatformCreateOperator):
         self.url = url
         self.active = active
         self.extra = extra
+        self.check_literal_values()
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        options = self.declared_values(CallbackOptions)
-        return hook.create_callback(
-            self.callback_type, self.url, extra=self.extra, once=self.once(context), account_id=self.account, **options
-        )
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            options = self.declared_values(CallbackOptions)
+            answer = self.hook.create_callback(
+                self.callback_type,
+                self.url,
+                extra=self.extra,
+                once=self.once(context),
+                account_id=self.account,
+                **options,
+            )
+        return self.task_result(context, answer)
 
 
 class MessagingPlatformListCallbacksOperator(MessagingPlatformBaseOperator):
@@ -68,22 +73,27 @@ class MessagingPlatformListCallbacksOperator(MessagingPlatformBaseOperator):
 
     operation = Operations.list_callbacks
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.list_callbacks(account_id=self.account)
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            answer = self.hook.list_callbacks(account_id=self.account)
+        return self.task_result(context, answer)
 
 
 class MessagingPlatformGetCallbackOperator(MessagingPlatformBaseOperator):
     """Get one callback record; returns it. ``callback_id`` is templated."""
 
     operation = Operations.get_callback
-    template_fields = (*BASE_TEMPLATE_FIELDS, "callback_id")
+    template_fields = ("account_id", "callback_id")
 
     def __init__(self, *, callback_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.callback_id = callback_id
+        self.check_literal_values()
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.get_callback(self.callback_id, account_id=self.account)
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            answer = self.hook.get_callback(self.callback_id, account_id=self.account)
+        return self.task_result(context, answer)
 
 
 class MessagingPlatformAttachKeywordCampaignOperator(MessagingPlatformBaseOperator):
@@ -97,7 +107,7 @@ class MessagingPlatformAttachKeywordCampaignOperator(MessagingPlatformBaseOperat
     """
 
     operation = Operations.attach_keyword_campaign
-    template_fields = (*BASE_TEMPLATE_FIELDS, "channel", "keyword_id", "campaign_id")
+    template_fields = ("account_id", "channel", "keyword_id", "campaign_id")
 
     def __init__(
         self, *, channel: Templated[int], keyword_id: Templated[int], campaign_id: Templated[int], **kwargs: Any
@@ -106,6 +116,11 @@ class MessagingPlatformAttachKeywordCampaignOperator(MessagingPlatformBaseOperat
         self.channel = channel
         self.keyword_id = keyword_id
         self.campaign_id = campaign_id
+        self.check_literal_values()
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.attach_keyword_campaign(self.channel, self.keyword_id, self.campaign_id, account_id=self.account)
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            answer = self.hook.attach_keyword_campaign(
+                self.channel, self.keyword_id, self.campaign_id, account_id=self.account
+            )
+        return self.task_result(context, answer)

@@ -1,4 +1,4 @@
-"""Operators for campaigns and their coupon definition."""
+"""Operators for campaigns (a coupon campaign's coupon definition: ``coupon_definitions.py``)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,9 @@ from typing import TYPE_CHECKING, Any
 from messaging_platform_provider.client.bodies import (
     CampaignFields,
     CampaignOptions,
-    CouponDefinitionFields,
-    CouponDefinitionOptions,
 )
-from messaging_platform_provider.client.fields import keys
 from messaging_platform_provider.client.operations import Operations
 from messaging_platform_provider.operators.base import (
-    BASE_TEMPLATE_FIELDS,
     MessagingPlatformBaseOperator,
     MessagingPlatformCreateOperator,
 )
@@ -22,18 +18,13 @@ from messaging_platform_provider.operators.base import (
 if TYPE_CHECKING:
     from airflow.sdk import Context
 
-    from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
     from messaging_platform_provider.templated import Templated
 
 __all__ = [
-    "MessagingPlatformCreateCouponDefinitionOperator",
     "MessagingPlatformCreateCampaignOperator",
     "MessagingPlatformDeleteCampaignOperator",
-    "MessagingPlatformGetCouponDefinitionOperator",
-    "MessagingPlatformGetCouponRedemptionDetailsOperator",
     "MessagingPlatformGetCampaignOperator",
     "MessagingPlatformListCampaignsOperator",
-    "MessagingPlatformUpdateCouponDefinitionOperator",
     "MessagingPlatformUpdateCampaignOperator",
 ]
 
@@ -47,7 +38,7 @@ class MessagingPlatformListCampaignsOperator(MessagingPlatformBaseOperator):
     """
 
     operation = Operations.list_campaigns
-    template_fields = (*BASE_TEMPLATE_FIELDS, "odata_filter")
+    template_fields = ("account_id", "odata_filter")
 
     def __init__(
         self, *, only_mine: bool | None = None, odata_filter: Templated[str] | None = None, **kwargs: Any
@@ -55,23 +46,31 @@ class MessagingPlatformListCampaignsOperator(MessagingPlatformBaseOperator):
         super().__init__(**kwargs)
         self.only_mine = only_mine
         self.odata_filter = odata_filter
+        self.check_literal_values()
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.list_campaigns(self.only_mine, odata_filter=self.odata_filter or None, account_id=self.account)
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            answer = self.hook.list_campaigns(
+                self.only_mine, odata_filter=self.odata_filter or None, account_id=self.account
+            )
+        return self.task_result(context, answer)
 
 
 class MessagingPlatformGetCampaignOperator(MessagingPlatformBaseOperator):
     """Get one campaign; returns it. ``campaign_id`` is templated."""
 
     operation = Operations.get_campaign
-    template_fields = (*BASE_TEMPLATE_FIELDS, "campaign_id")
+    template_fields = ("account_id", "campaign_id")
 
     def __init__(self, *, campaign_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.campaign_id = campaign_id
+        self.check_literal_values()
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.get_campaign(self.campaign_id, account_id=self.account)
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            answer = self.hook.get_campaign(self.campaign_id, account_id=self.account)
+        return self.task_result(context, answer)
 
 
 class MessagingPlatformCreateCampaignOperator(MessagingPlatformCreateOperator):
@@ -85,7 +84,20 @@ class MessagingPlatformCreateCampaignOperator(MessagingPlatformCreateOperator):
     """
 
     operation = Operations.create_campaign
-    template_fields = (*BASE_TEMPLATE_FIELDS, *keys(CampaignFields), "extra")
+    template_fields = (
+        "account_id",
+        "name",
+        "campaign_type",
+        "subscription_id",
+        "content_id",
+        "content",
+        "user_data",
+        "single_use",
+        "single_use_content_id",
+        "links",
+        "is_default",
+        "extra",
+    )
 
     def __init__(
         self,
@@ -115,19 +127,41 @@ class MessagingPlatformCreateCampaignOperator(MessagingPlatformCreateOperator):
         self.links = links
         self.is_default = is_default
         self.extra = extra
+        self.check_literal_values()
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        options = self.declared_values(CampaignOptions)
-        return hook.create_campaign(
-            self.name, self.campaign_type, extra=self.extra, once=self.once(context), account_id=self.account, **options
-        )
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            options = self.declared_values(CampaignOptions)
+            answer = self.hook.create_campaign(
+                self.name,
+                self.campaign_type,
+                extra=self.extra,
+                once=self.once(context),
+                account_id=self.account,
+                **options,
+            )
+        return self.task_result(context, answer)
 
 
 class MessagingPlatformUpdateCampaignOperator(MessagingPlatformBaseOperator):
     """Change the given fields of a campaign (``None`` fields are not sent); returns it. Templated."""
 
     operation = Operations.update_campaign
-    template_fields = (*BASE_TEMPLATE_FIELDS, "campaign_id", *keys(CampaignFields), "extra")
+    template_fields = (
+        "account_id",
+        "campaign_id",
+        "name",
+        "campaign_type",
+        "subscription_id",
+        "content_id",
+        "content",
+        "user_data",
+        "single_use",
+        "single_use_content_id",
+        "links",
+        "is_default",
+        "extra",
+    )
 
     def __init__(
         self,
@@ -159,10 +193,13 @@ class MessagingPlatformUpdateCampaignOperator(MessagingPlatformBaseOperator):
         self.links = links
         self.is_default = is_default
         self.extra = extra
+        self.check_literal_values()
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        fields = self.declared_values(CampaignFields)
-        return hook.update_campaign(self.campaign_id, extra=self.extra, account_id=self.account, **fields)
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            fields = self.declared_values(CampaignFields)
+            answer = self.hook.update_campaign(self.campaign_id, extra=self.extra, account_id=self.account, **fields)
+        return self.task_result(context, answer)
 
 
 class MessagingPlatformDeleteCampaignOperator(MessagingPlatformBaseOperator):
@@ -173,138 +210,19 @@ class MessagingPlatformDeleteCampaignOperator(MessagingPlatformBaseOperator):
     """
 
     operation = Operations.delete_campaign
-    template_fields = (*BASE_TEMPLATE_FIELDS, "campaign_id")
+    template_fields = ("account_id", "campaign_id")
 
     def __init__(self, *, campaign_id: Templated[int], missing_ok: bool = True, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.campaign_id = campaign_id
         self.missing_ok = missing_ok
+        self.check_literal_values()
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.delete_campaign(
-            self.campaign_id,
-            missing_ok=self.missing_ok,
-            account_id=self.account,
-        )
-
-
-class _CouponDefinitionOperator(MessagingPlatformBaseOperator):
-    """The fields of a coupon definition, shared by its create and update operators (documented on the update)."""
-
-    template_fields = (*BASE_TEMPLATE_FIELDS, "campaign_id", *keys(CouponDefinitionFields), "extra")
-
-    def __init__(
-        self,
-        *,
-        campaign_id: Templated[int],
-        coupon_type: Templated[int],
-        static_code: Templated[str] | None = None,
-        prefix: Templated[str] | None = None,
-        external_id1: Templated[str] | None = None,
-        external_id2: Templated[str] | None = None,
-        valid_from: Any = None,
-        valid_to: Any = None,
-        max_uses: Templated[int] | None = None,
-        valid_date_type: Templated[int] | None = None,
-        valid_rolling_days: Templated[int] | None = None,
-        valid_rolling_offset: Templated[int] | None = None,
-        external_list_id: Templated[int] | None = None,
-        external_coupon_list: Templated[Mapping[str, Any]] | None = None,
-        name: Templated[str] | None = None,
-        description: Templated[str] | None = None,
-        extra: Templated[Mapping[str, Any]] | None = None,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        self.campaign_id = campaign_id
-        self.coupon_type = coupon_type
-        self.static_code = static_code
-        self.prefix = prefix
-        self.external_id1 = external_id1
-        self.external_id2 = external_id2
-        self.valid_from = valid_from
-        self.valid_to = valid_to
-        self.max_uses = max_uses
-        self.valid_date_type = valid_date_type
-        self.valid_rolling_days = valid_rolling_days
-        self.valid_rolling_offset = valid_rolling_offset
-        self.external_list_id = external_list_id
-        self.external_coupon_list = external_coupon_list
-        self.name = name
-        self.description = description
-        self.extra = extra
-
-
-class MessagingPlatformUpdateCouponDefinitionOperator(_CouponDefinitionOperator):
-    """
-    Set the coupon definition of a coupon campaign; returns the platform's answer. Every field is templated.
-
-    :param coupon_type: Static, Dynamic or External (or 0, 1, 2).
-    :param static_code: required for Static; sent as ``""`` for the other types.
-    :param external_list_id: an External coupon needs this or ``external_coupon_list``.
-    :param valid_date_type: None, Static or Rolling (or 0, 1, 2); Rolling needs ``valid_rolling_days``.
-    :param max_uses: how often one code may be redeemed; with the day counts, a whole number (or its template).
-    """
-
-    operation = Operations.update_coupon_definition
-
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        options = self.declared_values(CouponDefinitionOptions)
-        return hook.update_coupon_definition(
-            self.campaign_id, self.coupon_type, extra=self.extra, account_id=self.account, **options
-        )
-
-
-class MessagingPlatformCreateCouponDefinitionOperator(_CouponDefinitionOperator, MessagingPlatformCreateOperator):
-    """
-    Give a coupon campaign its coupon definition; returns it. The platform refuses a second definition: change
-    one with ``MessagingPlatformUpdateCouponDefinitionOperator``. Fields and their rules as for that operator;
-    every field is templated.
-
-    :param idempotent: on Airflow 3.3+ (task state store), a retry after a lost answer adopts the definition an
-        earlier try made; without a store the retry gets the platform's refusal, never a second definition.
-    """
-
-    operation = Operations.create_coupon_definition
-
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        options = self.declared_values(CouponDefinitionOptions)
-        return hook.create_coupon_definition(
-            self.campaign_id,
-            self.coupon_type,
-            extra=self.extra,
-            once=self.once(context),
-            account_id=self.account,
-            **options,
-        )
-
-
-class MessagingPlatformGetCouponDefinitionOperator(MessagingPlatformBaseOperator):
-    """Get the coupon definition of a coupon campaign; returns it. ``campaign_id`` is templated."""
-
-    operation = Operations.get_coupon_definition
-    template_fields = (*BASE_TEMPLATE_FIELDS, "campaign_id")
-
-    def __init__(self, *, campaign_id: Templated[int], **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.campaign_id = campaign_id
-
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.get_coupon_definition(self.campaign_id, account_id=self.account)
-
-
-class MessagingPlatformGetCouponRedemptionDetailsOperator(MessagingPlatformBaseOperator):
-    """
-    Get the redemption counts of a coupon campaign (``RedemptionCount``, ``TooEarlyCount``, ``TooLateCount``,
-    ``TooManyCount``, ``TotalBadCount``, ``FirstSuccessful``, ``LastSuccessful``); returns them. Templated.
-    """
-
-    operation = Operations.get_coupon_redemption_details
-    template_fields = (*BASE_TEMPLATE_FIELDS, "campaign_id")
-
-    def __init__(self, *, campaign_id: Templated[int], **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.campaign_id = campaign_id
-
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.get_coupon_redemption_details(self.campaign_id, account_id=self.account)
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            answer = self.hook.delete_campaign(
+                self.campaign_id,
+                missing_ok=self.missing_ok,
+                account_id=self.account,
+            )
+        return self.task_result(context, answer)

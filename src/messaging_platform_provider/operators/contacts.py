@@ -6,10 +6,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from messaging_platform_provider.client.bodies import ContactFields, FilterGroupFields
-from messaging_platform_provider.client.fields import keys
 from messaging_platform_provider.client.operations import Operations
 from messaging_platform_provider.operators.base import (
-    BASE_TEMPLATE_FIELDS,
     MessagingPlatformBaseOperator,
     MessagingPlatformCreateOperator,
     optional_int,
@@ -18,7 +16,6 @@ from messaging_platform_provider.operators.base import (
 if TYPE_CHECKING:
     from airflow.sdk import Context
 
-    from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
     from messaging_platform_provider.templated import Templated
 
 __all__ = [
@@ -43,7 +40,7 @@ class MessagingPlatformListContactsOperator(MessagingPlatformBaseOperator):
     """
 
     operation = Operations.list_contacts
-    template_fields = (*BASE_TEMPLATE_FIELDS, "top", "skip", "odata_filter")
+    template_fields = ("account_id", "top", "skip", "odata_filter")
 
     def __init__(
         self,
@@ -57,28 +54,34 @@ class MessagingPlatformListContactsOperator(MessagingPlatformBaseOperator):
         self.top = top
         self.skip = skip
         self.odata_filter = odata_filter
+        self.check_literal_values()
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.list_contacts(
-            top=optional_int("top", self.top),
-            skip=optional_int("skip", self.skip),
-            odata_filter=self.odata_filter or None,
-            account_id=self.account,
-        )
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            answer = self.hook.list_contacts(
+                top=optional_int("top", self.top),
+                skip=optional_int("skip", self.skip),
+                odata_filter=self.odata_filter or None,
+                account_id=self.account,
+            )
+        return self.task_result(context, answer)
 
 
 class MessagingPlatformGetContactOperator(MessagingPlatformBaseOperator):
     """Get one contact; returns it. ``contact_id`` is templated."""
 
     operation = Operations.get_contact
-    template_fields = (*BASE_TEMPLATE_FIELDS, "contact_id")
+    template_fields = ("account_id", "contact_id")
 
     def __init__(self, *, contact_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.contact_id = contact_id
+        self.check_literal_values()
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.get_contact(self.contact_id, account_id=self.account)
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            answer = self.hook.get_contact(self.contact_id, account_id=self.account)
+        return self.task_result(context, answer)
 
 
 class MessagingPlatformCreateContactOperator(MessagingPlatformCreateOperator):
@@ -98,7 +101,7 @@ class MessagingPlatformCreateContactOperator(MessagingPlatformCreateOperator):
     """
 
     operation = Operations.create_contact
-    template_fields = (*BASE_TEMPLATE_FIELDS, *keys(ContactFields), "extra")
+    template_fields = ("account_id", "phone_number", "email", "first_name", "last_name", "assigned_id", "extra")
 
     def __init__(
         self,
@@ -118,10 +121,15 @@ class MessagingPlatformCreateContactOperator(MessagingPlatformCreateOperator):
         self.last_name = last_name
         self.assigned_id = assigned_id
         self.extra = extra
+        self.check_literal_values()
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        fields = self.declared_values(ContactFields)
-        return hook.create_contact(extra=self.extra, once=self.once(context), account_id=self.account, **fields)
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            fields = self.declared_values(ContactFields)
+            answer = self.hook.create_contact(
+                extra=self.extra, once=self.once(context), account_id=self.account, **fields
+            )
+        return self.task_result(context, answer)
 
 
 class MessagingPlatformUpdateContactOperator(MessagingPlatformBaseOperator):
@@ -131,7 +139,16 @@ class MessagingPlatformUpdateContactOperator(MessagingPlatformBaseOperator):
     """
 
     operation = Operations.update_contact
-    template_fields = (*BASE_TEMPLATE_FIELDS, "contact_id", *keys(ContactFields), "extra")
+    template_fields = (
+        "account_id",
+        "contact_id",
+        "phone_number",
+        "email",
+        "first_name",
+        "last_name",
+        "assigned_id",
+        "extra",
+    )
 
     def __init__(
         self,
@@ -153,39 +170,48 @@ class MessagingPlatformUpdateContactOperator(MessagingPlatformBaseOperator):
         self.last_name = last_name
         self.assigned_id = assigned_id
         self.extra = extra
+        self.check_literal_values()
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        fields = self.declared_values(ContactFields)
-        return hook.update_contact(self.contact_id, extra=self.extra, account_id=self.account, **fields)
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            fields = self.declared_values(ContactFields)
+            answer = self.hook.update_contact(self.contact_id, extra=self.extra, account_id=self.account, **fields)
+        return self.task_result(context, answer)
 
 
 class MessagingPlatformListFilterGroupsOperator(MessagingPlatformBaseOperator):
     """List the filter groups of a contact list (flat); returns the list. ``contact_list_id`` is templated."""
 
     operation = Operations.list_filter_groups
-    template_fields = (*BASE_TEMPLATE_FIELDS, "contact_list_id")
+    template_fields = ("account_id", "contact_list_id")
 
     def __init__(self, *, contact_list_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.contact_list_id = contact_list_id
+        self.check_literal_values()
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.list_filter_groups(self.contact_list_id, account_id=self.account)
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            answer = self.hook.list_filter_groups(self.contact_list_id, account_id=self.account)
+        return self.task_result(context, answer)
 
 
 class MessagingPlatformGetFilterGroupOperator(MessagingPlatformBaseOperator):
     """Get one filter group; returns it. Ids are templated."""
 
     operation = Operations.get_filter_group
-    template_fields = (*BASE_TEMPLATE_FIELDS, "contact_list_id", "group_id")
+    template_fields = ("account_id", "contact_list_id", "group_id")
 
     def __init__(self, *, contact_list_id: Templated[int], group_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.contact_list_id = contact_list_id
         self.group_id = group_id
+        self.check_literal_values()
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.get_filter_group(self.contact_list_id, self.group_id, account_id=self.account)
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            answer = self.hook.get_filter_group(self.contact_list_id, self.group_id, account_id=self.account)
+        return self.task_result(context, answer)
 
 
 class MessagingPlatformUpdateFilterGroupOperator(MessagingPlatformBaseOperator):
@@ -197,7 +223,7 @@ class MessagingPlatformUpdateFilterGroupOperator(MessagingPlatformBaseOperator):
     """
 
     operation = Operations.update_filter_group
-    template_fields = (*BASE_TEMPLATE_FIELDS, "contact_list_id", "group_id", *keys(FilterGroupFields), "extra")
+    template_fields = ("account_id", "contact_list_id", "group_id", "operator", "extra")
 
     def __init__(
         self,
@@ -213,9 +239,12 @@ class MessagingPlatformUpdateFilterGroupOperator(MessagingPlatformBaseOperator):
         self.group_id = group_id
         self.operator = operator
         self.extra = extra
+        self.check_literal_values()
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        fields = self.declared_values(FilterGroupFields)
-        return hook.update_filter_group(
-            self.contact_list_id, self.group_id, extra=self.extra, account_id=self.account, **fields
-        )
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            fields = self.declared_values(FilterGroupFields)
+            answer = self.hook.update_filter_group(
+                self.contact_list_id, self.group_id, extra=self.extra, account_id=self.account, **fields
+            )
+        return self.task_result(context, answer)

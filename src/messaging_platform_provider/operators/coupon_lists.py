@@ -6,11 +6,9 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from messaging_platform_provider.client.bodies import ExternalCouponListFields, ExternalCouponListOptions
-from messaging_platform_provider.client.fields import keys
 from messaging_platform_provider.client.operations import Operations
 from messaging_platform_provider.client.pacing import DEFAULT_MAX_IN_FLIGHT
 from messaging_platform_provider.operators.base import (
-    BASE_TEMPLATE_FIELDS,
     MessagingPlatformBaseOperator,
     MessagingPlatformCreateOperator,
 )
@@ -19,7 +17,6 @@ from messaging_platform_provider.operators.literals import is_literal
 if TYPE_CHECKING:
     from airflow.sdk import Context
 
-    from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
     from messaging_platform_provider.templated import Templated
 
 __all__ = [
@@ -40,22 +37,27 @@ class MessagingPlatformListExternalCouponListsOperator(MessagingPlatformBaseOper
 
     operation = Operations.list_external_coupon_lists
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.list_external_coupon_lists(account_id=self.account)
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            answer = self.hook.list_external_coupon_lists(account_id=self.account)
+        return self.task_result(context, answer)
 
 
 class MessagingPlatformGetExternalCouponListOperator(MessagingPlatformBaseOperator):
     """Get one external coupon list; returns it. ``coupon_list_id`` is templated."""
 
     operation = Operations.get_external_coupon_list
-    template_fields = (*BASE_TEMPLATE_FIELDS, "coupon_list_id")
+    template_fields = ("account_id", "coupon_list_id")
 
     def __init__(self, *, coupon_list_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.coupon_list_id = coupon_list_id
+        self.check_literal_values()
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.get_external_coupon_list(self.coupon_list_id, account_id=self.account)
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            answer = self.hook.get_external_coupon_list(self.coupon_list_id, account_id=self.account)
+        return self.task_result(context, answer)
 
 
 class MessagingPlatformCreateExternalCouponListOperator(MessagingPlatformCreateOperator):
@@ -67,7 +69,7 @@ class MessagingPlatformCreateExternalCouponListOperator(MessagingPlatformCreateO
     """
 
     operation = Operations.create_external_coupon_list
-    template_fields = (*BASE_TEMPLATE_FIELDS, *keys(ExternalCouponListFields), "extra")
+    template_fields = ("account_id", "name", "description", "inheritable", "coupon_codes", "extra")
 
     def __init__(
         self,
@@ -85,19 +87,22 @@ class MessagingPlatformCreateExternalCouponListOperator(MessagingPlatformCreateO
         self.inheritable = inheritable
         self.coupon_codes = coupon_codes
         self.extra = extra
+        self.check_literal_values()
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        options = self.declared_values(ExternalCouponListOptions)
-        return hook.create_external_coupon_list(
-            self.name, extra=self.extra, once=self.once(context), account_id=self.account, **options
-        )
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            options = self.declared_values(ExternalCouponListOptions)
+            answer = self.hook.create_external_coupon_list(
+                self.name, extra=self.extra, once=self.once(context), account_id=self.account, **options
+            )
+        return self.task_result(context, answer)
 
 
 class MessagingPlatformUpdateExternalCouponListOperator(MessagingPlatformBaseOperator):
     """Change a list's fields and add ``coupon_codes`` to it; returns the list. Templated."""
 
     operation = Operations.update_external_coupon_list
-    template_fields = (*BASE_TEMPLATE_FIELDS, "coupon_list_id", *keys(ExternalCouponListFields), "extra")
+    template_fields = ("account_id", "coupon_list_id", "name", "description", "inheritable", "coupon_codes", "extra")
 
     def __init__(
         self,
@@ -117,65 +122,77 @@ class MessagingPlatformUpdateExternalCouponListOperator(MessagingPlatformBaseOpe
         self.inheritable = inheritable
         self.coupon_codes = coupon_codes
         self.extra = extra
+        self.check_literal_values()
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        fields = self.declared_values(ExternalCouponListFields)
-        return hook.update_external_coupon_list(
-            self.coupon_list_id, extra=self.extra, account_id=self.account, **fields
-        )
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            fields = self.declared_values(ExternalCouponListFields)
+            answer = self.hook.update_external_coupon_list(
+                self.coupon_list_id, extra=self.extra, account_id=self.account, **fields
+            )
+        return self.task_result(context, answer)
 
 
 class MessagingPlatformDeleteExternalCouponListOperator(MessagingPlatformBaseOperator):
     """Delete a list with its codes; returns ``True``, or ``False`` if it was already gone."""
 
     operation = Operations.delete_external_coupon_list
-    template_fields = (*BASE_TEMPLATE_FIELDS, "coupon_list_id")
+    template_fields = ("account_id", "coupon_list_id")
 
     def __init__(self, *, coupon_list_id: Templated[int], missing_ok: bool = True, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.coupon_list_id = coupon_list_id
         self.missing_ok = missing_ok
+        self.check_literal_values()
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.delete_external_coupon_list(
-            self.coupon_list_id, missing_ok=self.missing_ok, account_id=self.account
-        )
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            answer = self.hook.delete_external_coupon_list(
+                self.coupon_list_id, missing_ok=self.missing_ok, account_id=self.account
+            )
+        return self.task_result(context, answer)
 
 
 class MessagingPlatformListExternalCouponCodesOperator(MessagingPlatformBaseOperator):
     """List the codes of an external coupon list; returns the list. ``coupon_list_id`` is templated."""
 
     operation = Operations.list_external_coupon_codes
-    template_fields = (*BASE_TEMPLATE_FIELDS, "coupon_list_id")
+    template_fields = ("account_id", "coupon_list_id")
 
     def __init__(self, *, coupon_list_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.coupon_list_id = coupon_list_id
+        self.check_literal_values()
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.list_external_coupon_codes(self.coupon_list_id, account_id=self.account)
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            answer = self.hook.list_external_coupon_codes(self.coupon_list_id, account_id=self.account)
+        return self.task_result(context, answer)
 
 
 class MessagingPlatformGetExternalCouponCodeOperator(MessagingPlatformBaseOperator):
     """Get one code of a list (whether it was handed out, and to whom); returns it. Templated."""
 
     operation = Operations.get_external_coupon_code
-    template_fields = (*BASE_TEMPLATE_FIELDS, "coupon_list_id", "coupon_code")
+    template_fields = ("account_id", "coupon_list_id", "coupon_code")
 
     def __init__(self, *, coupon_list_id: Templated[int], coupon_code: Templated[str], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.coupon_list_id = coupon_list_id
         self.coupon_code = coupon_code
+        self.check_literal_values()
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.get_external_coupon_code(self.coupon_list_id, self.coupon_code, account_id=self.account)
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            answer = self.hook.get_external_coupon_code(self.coupon_list_id, self.coupon_code, account_id=self.account)
+        return self.task_result(context, answer)
 
 
 class MessagingPlatformDeleteExternalCouponCodeOperator(MessagingPlatformBaseOperator):
     """Delete one code from a list; returns ``True``, or ``False`` if it was already gone. Templated."""
 
     operation = Operations.delete_external_coupon_code
-    template_fields = (*BASE_TEMPLATE_FIELDS, "coupon_list_id", "coupon_code")
+    template_fields = ("account_id", "coupon_list_id", "coupon_code")
 
     def __init__(
         self, *, coupon_list_id: Templated[int], coupon_code: Templated[str], missing_ok: bool = True, **kwargs: Any
@@ -184,11 +201,14 @@ class MessagingPlatformDeleteExternalCouponCodeOperator(MessagingPlatformBaseOpe
         self.coupon_list_id = coupon_list_id
         self.coupon_code = coupon_code
         self.missing_ok = missing_ok
+        self.check_literal_values()
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.delete_external_coupon_code(
-            self.coupon_list_id, self.coupon_code, missing_ok=self.missing_ok, account_id=self.account
-        )
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            answer = self.hook.delete_external_coupon_code(
+                self.coupon_list_id, self.coupon_code, missing_ok=self.missing_ok, account_id=self.account
+            )
+        return self.task_result(context, answer)
 
 
 class MessagingPlatformDeleteExternalCouponCodesOperator(MessagingPlatformBaseOperator):
@@ -207,7 +227,7 @@ class MessagingPlatformDeleteExternalCouponCodesOperator(MessagingPlatformBaseOp
     """
 
     operation = Operations.delete_external_coupon_code
-    template_fields = (*BASE_TEMPLATE_FIELDS, "coupon_list_id", "coupon_codes")
+    template_fields = ("account_id", "coupon_list_id", "coupon_codes")
 
     def __init__(
         self,
@@ -221,6 +241,7 @@ class MessagingPlatformDeleteExternalCouponCodesOperator(MessagingPlatformBaseOp
         self.coupon_list_id = coupon_list_id
         self.coupon_codes = coupon_codes
         self.max_in_flight = max_in_flight
+        self.check_literal_values()
 
     def check_literal_values(self) -> None:
         super().check_literal_values()
@@ -250,20 +271,21 @@ class MessagingPlatformDeleteExternalCouponCodesOperator(MessagingPlatformBaseOp
         count = f", {len(codes)} codes" if isinstance(codes, (list, tuple)) else ""
         return f"coupon_list_id={self.coupon_list_id}{count}"
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+    def execute(self, context: Context) -> Any:
         from messaging_platform_provider.client.errors import retry_cannot_help
         from messaging_platform_provider.client.request import path_segment
         from messaging_platform_provider.compat import AirflowException, AirflowFailException
 
-        # Named as written before anything is sent, not as an item of the calls below (``calls[0].coupon_list_id``).
-        path_segment(self.operation, "coupon_list_id", self.coupon_list_id)
-        if self.account is not None:
-            path_segment(self.operation, "account_id", self.account)
-        codes = self.codes()
-        ids = {"coupon_list_id": self.coupon_list_id, "account_id": self.account}
-        outcomes = hook.call_many(
-            self.operation, [{**ids, "coupon_code": code} for code in codes], max_in_flight=self.max_in_flight
-        )
+        with self.failing_fast():
+            # Named as written before anything is sent, not as an item of the calls below (``calls[0].coupon_list_id``).
+            path_segment(self.operation, "coupon_list_id", self.coupon_list_id)
+            if self.account is not None:
+                path_segment(self.operation, "account_id", self.account)
+            codes = self.codes()
+            ids = {"coupon_list_id": self.coupon_list_id, "account_id": self.account}
+            outcomes = self.hook.call_many(
+                self.operation, [{**ids, "coupon_code": code} for code in codes], max_in_flight=self.max_in_flight
+            )
         deleted, gone, failed = 0, [], []
         for code, outcome in zip(codes, outcomes, strict=True):
             if outcome.ok:
@@ -281,7 +303,7 @@ class MessagingPlatformDeleteExternalCouponCodesOperator(MessagingPlatformBaseOp
             if all(error is not None and retry_cannot_help(error) for _, error in failed):
                 raise AirflowFailException(message)
             raise AirflowException(message)
-        return {"deleted": deleted, "already_gone": gone}
+        return self.task_result(context, {"deleted": deleted, "already_gone": gone})
 
     def outcome_line(self, result: Any) -> str | None:
         return (

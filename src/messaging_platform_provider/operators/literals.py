@@ -12,14 +12,8 @@ from collections.abc import Mapping
 from datetime import date, datetime, time
 from typing import TYPE_CHECKING, Any
 
-from airflow.sdk import BaseOperator
-
 if TYPE_CHECKING:
-    from airflow.sdk.bases.operator import BaseOperatorMeta
-
     from messaging_platform_provider.client.operations import Operation
-else:
-    BaseOperatorMeta = type(BaseOperator)  # taken from the class: its module is not the same in every Airflow 3
 
 _JINJA_MARKS = ("{{", "{%", "{#")
 _PLAIN = (int, float, bool, date, datetime, time, type(None))
@@ -65,16 +59,3 @@ def check_literals(operation: Operation, values: Mapping[str, Any]) -> None:
 
 #: The ``map_index_template`` our operators' ``partial`` gives a mapped task.
 MAP_LABEL = "{{ task.map_label }}"
-
-
-class ChecksLiteralsMeta(BaseOperatorMeta):
-    """
-    The metaclass of our operators: once an operator is built, it checks its literal values (``check_literals``).
-    The instances Airflow builds from a mapped task (``.expand()``) are left to run time, like templates.
-    """
-
-    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
-        operator = super().__call__(*args, **kwargs)
-        if not kwargs.get("_airflow_from_mapped"):
-            operator.check_literal_values()
-        return operator

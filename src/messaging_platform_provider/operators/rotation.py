@@ -10,13 +10,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from messaging_platform_provider.client.operations import Operations
-from messaging_platform_provider.operators.base import BASE_TEMPLATE_FIELDS, MessagingPlatformBaseOperator
+from messaging_platform_provider.operators.base import MessagingPlatformBaseOperator
 from messaging_platform_provider.rotation import DEFAULT_AIRFLOW_API_CONN_ID, DEFAULT_LEASE_SECONDS
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
 
-    from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
     from messaging_platform_provider.rotation.targets import CredentialTarget
     from messaging_platform_provider.templated import Templated
 
@@ -60,7 +59,7 @@ class MessagingPlatformRotateApiKeyOperator(MessagingPlatformBaseOperator):
     """
 
     operation = Operations.create_api_key
-    template_fields = (*BASE_TEMPLATE_FIELDS, "target_conn_id", "airflow_api_conn_id", "key_label", "valid_to")
+    template_fields = ("account_id", "target_conn_id", "airflow_api_conn_id", "key_label", "valid_to")
     ui_color = "#fff3e0"
 
     def __init__(
@@ -87,6 +86,7 @@ class MessagingPlatformRotateApiKeyOperator(MessagingPlatformBaseOperator):
         self.valid_to = valid_to
         self.revoke_old = revoke_old
         self.lease_seconds = lease_seconds
+        self.check_literal_values()
 
     def credential_target(self) -> CredentialTarget:
         if self.target is not None:
@@ -98,30 +98,31 @@ class MessagingPlatformRotateApiKeyOperator(MessagingPlatformBaseOperator):
     def keeps_task_state(self) -> bool:
         return True
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
+    def execute(self, context: Context) -> Any:
         from messaging_platform_provider.client.once import CreateOnce
         from messaging_platform_provider.compat import AirflowFailException
         from messaging_platform_provider.rotation.results import RotationError
         from messaging_platform_provider.rotation.rotate import ApiKeyRotation
 
-        once = CreateOnce.for_context(context)
-        rotation = ApiKeyRotation(
-            hook,
-            self.credential_target(),
-            once=once,
-            account_id=self.account,
-            key_label=self.key_label,
-            key_type=self.key_type,
-            valid_to=self.valid_to or None,
-            revoke_old=self.revoke_old,
-            lease_seconds=self.lease_seconds,
-        )
-        try:
-            return rotation.run().to_xcom()
-        except RotationError as exc:
-            if exc.retry_cannot_help:
-                raise AirflowFailException(str(exc)) from exc
-            raise
+        with self.failing_fast():
+            rotation = ApiKeyRotation(
+                self.hook,
+                self.credential_target(),
+                once=CreateOnce.for_context(context),
+                account_id=self.account,
+                key_label=self.key_label,
+                key_type=self.key_type,
+                valid_to=self.valid_to or None,
+                revoke_old=self.revoke_old,
+                lease_seconds=self.lease_seconds,
+            )
+            try:
+                answer = rotation.run().to_xcom()
+            except RotationError as exc:
+                if exc.retry_cannot_help:
+                    raise AirflowFailException(str(exc)) from exc
+                raise
+        return self.task_result(context, answer)
 
     def to_xcom(self, result: Any) -> Any:
         return result  # ids, labels and an outcome: the rotation never returns a secret

@@ -5,27 +5,23 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from messaging_platform_provider.client.fields import keys
 from messaging_platform_provider.client.operations import Operations
 from messaging_platform_provider.client.schedules import (
     SCHEDULE_REQUIRED,
-    ScheduleFields,
     ScheduleOptions,
     check_run_once_alone,
     run_once,
 )
 from messaging_platform_provider.operators.base import (
-    BASE_TEMPLATE_FIELDS,
     MessagingPlatformBaseOperator,
     MessagingPlatformCreateOperator,
 )
 from messaging_platform_provider.operators.literals import is_literal
-from messaging_platform_provider.waiting.completion import WAIT_TEMPLATE_FIELDS, WaitForSchedulesMixin
+from messaging_platform_provider.waiting.completion import WaitForSchedulesMixin
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
 
-    from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
     from messaging_platform_provider.templated import Templated
 
 __all__ = [
@@ -41,29 +37,35 @@ class MessagingPlatformListSchedulesOperator(MessagingPlatformBaseOperator):
     """List the schedules of an action; returns the list. ``action_id`` is templated."""
 
     operation = Operations.list_schedules
-    template_fields = (*BASE_TEMPLATE_FIELDS, "action_id")
+    template_fields = ("account_id", "action_id")
 
     def __init__(self, *, action_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.action_id = action_id
+        self.check_literal_values()
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.list_schedules(self.action_id, account_id=self.account)
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            answer = self.hook.list_schedules(self.action_id, account_id=self.account)
+        return self.task_result(context, answer)
 
 
 class MessagingPlatformGetScheduleOperator(MessagingPlatformBaseOperator):
     """Get one schedule (with its ProcessStatus); returns it. Ids are templated."""
 
     operation = Operations.get_schedule
-    template_fields = (*BASE_TEMPLATE_FIELDS, "action_id", "schedule_id")
+    template_fields = ("account_id", "action_id", "schedule_id")
 
     def __init__(self, *, action_id: Templated[int], schedule_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.action_id = action_id
         self.schedule_id = schedule_id
+        self.check_literal_values()
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.get_schedule(self.action_id, self.schedule_id, account_id=self.account)
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            answer = self.hook.get_schedule(self.action_id, self.schedule_id, account_id=self.account)
+        return self.task_result(context, answer)
 
 
 class _ScheduleDefinitionOperator(MessagingPlatformBaseOperator):
@@ -116,12 +118,17 @@ class MessagingPlatformCreateScheduleOperator(
 
     operation = Operations.create_schedule
     template_fields = (
-        *BASE_TEMPLATE_FIELDS,
+        "account_id",
         "action_id",
-        *keys(ScheduleFields),
+        "schedule_type",
+        "run_at",
+        "start_from",
         "run_once_at",
+        "end_after",
+        "week_day",
+        "month_day",
         "extra",
-        *WAIT_TEMPLATE_FIELDS,
+        "wait_timeout",
     )
 
     def __init__(
@@ -148,20 +155,24 @@ class MessagingPlatformCreateScheduleOperator(
         self.week_day = week_day
         self.month_day = month_day
         self.extra = extra
+        self.check_literal_values()
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        schedule = hook.create_schedule(
-            self.action_id,
-            self.schedule_type,
-            self.run_at,
-            self.start_from,
-            run_once_at=self.run_once_at,
-            extra=self.extra,
-            once=self.once(context),
-            account_id=self.account,
-            **self.declared_values(ScheduleOptions),
-        )
-        return self.wait_for(context, self.action_id, [str(schedule["Id"])], schedule)
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            self.wait_seconds()  # a wait_timeout that is no number is refused before the create is sent
+            schedule = self.hook.create_schedule(
+                self.action_id,
+                self.schedule_type,
+                self.run_at,
+                self.start_from,
+                run_once_at=self.run_once_at,
+                extra=self.extra,
+                once=self.once(context),
+                account_id=self.account,
+                **self.declared_values(ScheduleOptions),
+            )
+            answer = self.wait_for(context, self.action_id, [str(schedule["Id"])], schedule)
+        return self.task_result(context, answer)
 
     def with_final(self, result: Any, schedules: dict[str, Any]) -> Any:
         return schedules.get(str(result["Id"]), result)
@@ -175,7 +186,19 @@ class MessagingPlatformUpdateScheduleOperator(_ScheduleDefinitionOperator):
     """Replace a schedule's definition (the fields of create, ``run_once_at`` too); returns it. Templated."""
 
     operation = Operations.update_schedule
-    template_fields = (*BASE_TEMPLATE_FIELDS, "action_id", "schedule_id", *keys(ScheduleFields), "run_once_at", "extra")
+    template_fields = (
+        "account_id",
+        "action_id",
+        "schedule_id",
+        "schedule_type",
+        "run_at",
+        "start_from",
+        "run_once_at",
+        "end_after",
+        "week_day",
+        "month_day",
+        "extra",
+    )
 
     def __init__(
         self,
@@ -203,26 +226,29 @@ class MessagingPlatformUpdateScheduleOperator(_ScheduleDefinitionOperator):
         self.week_day = week_day
         self.month_day = month_day
         self.extra = extra
+        self.check_literal_values()
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.update_schedule(
-            self.action_id,
-            self.schedule_id,
-            self.schedule_type,
-            self.run_at,
-            self.start_from,
-            run_once_at=self.run_once_at,
-            extra=self.extra,
-            account_id=self.account,
-            **self.declared_values(ScheduleOptions),
-        )
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            answer = self.hook.update_schedule(
+                self.action_id,
+                self.schedule_id,
+                self.schedule_type,
+                self.run_at,
+                self.start_from,
+                run_once_at=self.run_once_at,
+                extra=self.extra,
+                account_id=self.account,
+                **self.declared_values(ScheduleOptions),
+            )
+        return self.task_result(context, answer)
 
 
 class MessagingPlatformDeleteScheduleOperator(MessagingPlatformBaseOperator):
     """Remove a schedule from its action; returns ``True``, or ``False`` if it was already gone."""
 
     operation = Operations.delete_schedule
-    template_fields = (*BASE_TEMPLATE_FIELDS, "action_id", "schedule_id")
+    template_fields = ("account_id", "action_id", "schedule_id")
 
     def __init__(
         self, *, action_id: Templated[int], schedule_id: Templated[int], missing_ok: bool = True, **kwargs: Any
@@ -231,8 +257,11 @@ class MessagingPlatformDeleteScheduleOperator(MessagingPlatformBaseOperator):
         self.action_id = action_id
         self.schedule_id = schedule_id
         self.missing_ok = missing_ok
+        self.check_literal_values()
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.delete_schedule(
-            self.action_id, self.schedule_id, missing_ok=self.missing_ok, account_id=self.account
-        )
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            answer = self.hook.delete_schedule(
+                self.action_id, self.schedule_id, missing_ok=self.missing_ok, account_id=self.account
+            )
+        return self.task_result(context, answer)

@@ -5,15 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from messaging_platform_provider.client.bodies import PushVoiceCallFields, PushVoiceCallOptions
-from messaging_platform_provider.client.fields import keys
+from messaging_platform_provider.client.bodies import PushVoiceCallOptions
 from messaging_platform_provider.client.operations import Operations
 from messaging_platform_provider.operators.base import (
-    BASE_TEMPLATE_FIELDS,
     MessagingPlatformBaseOperator,
     MessagingPlatformCreateOperator,
 )
-from messaging_platform_provider.waiting.completion import WAIT_TEMPLATE_FIELDS, WaitForSchedulesMixin
+from messaging_platform_provider.waiting.completion import WaitForSchedulesMixin
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -34,22 +32,27 @@ class MessagingPlatformListPushVoiceCallsOperator(MessagingPlatformBaseOperator)
 
     operation = Operations.list_push_voice_calls
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.list_push_voice_calls(account_id=self.account)
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            answer = self.hook.list_push_voice_calls(account_id=self.account)
+        return self.task_result(context, answer)
 
 
 class MessagingPlatformGetPushVoiceCallOperator(MessagingPlatformBaseOperator):
     """Get one push voice call action; returns it. ``action_id`` is templated."""
 
     operation = Operations.get_push_voice_call
-    template_fields = (*BASE_TEMPLATE_FIELDS, "action_id")
+    template_fields = ("account_id", "action_id")
 
     def __init__(self, *, action_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.action_id = action_id
+        self.check_literal_values()
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.get_push_voice_call(self.action_id, account_id=self.account)
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            answer = self.hook.get_push_voice_call(self.action_id, account_id=self.account)
+        return self.task_result(context, answer)
 
 
 class MessagingPlatformCreatePushVoiceCallOperator(WaitForSchedulesMixin, MessagingPlatformCreateOperator):
@@ -73,7 +76,21 @@ class MessagingPlatformCreatePushVoiceCallOperator(WaitForSchedulesMixin, Messag
     """
 
     operation = Operations.create_push_voice_call
-    template_fields = (*BASE_TEMPLATE_FIELDS, *keys(PushVoiceCallFields), "extra", *WAIT_TEMPLATE_FIELDS)
+    template_fields = (
+        "account_id",
+        "channels",
+        "targets",
+        "contact_list_ids",
+        "targets_url",
+        "exclude_list_ids",
+        "message",
+        "audio_url",
+        "campaign_id",
+        "execute_now",
+        "schedules",
+        "extra",
+        "wait_timeout",
+    )
 
     def __init__(
         self,
@@ -103,11 +120,15 @@ class MessagingPlatformCreatePushVoiceCallOperator(WaitForSchedulesMixin, Messag
         self.execute_now = execute_now
         self.schedules = schedules
         self.extra = extra
+        self.check_literal_values()
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        action = self._create(hook, context)
-        schedule_ids = [str(s["Id"]) for s in action.get("Schedules") or []]
-        return self.wait_for(context, action["Id"], schedule_ids, action)
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            self.wait_seconds()  # a wait_timeout that is no number is refused before the create is sent
+            action = self._create(self.hook, context)
+            schedule_ids = [str(s["Id"]) for s in action.get("Schedules") or []]
+            answer = self.wait_for(context, action["Id"], schedule_ids, action)
+        return self.task_result(context, answer)
 
     def id_xcoms(self, xcom: Any) -> dict[str, Any]:
         """
@@ -140,12 +161,17 @@ class MessagingPlatformDeletePushVoiceCallOperator(MessagingPlatformBaseOperator
     """Stop a push voice call action and all its schedules; returns ``True``, or ``False`` if already gone."""
 
     operation = Operations.delete_push_voice_call
-    template_fields = (*BASE_TEMPLATE_FIELDS, "action_id")
+    template_fields = ("account_id", "action_id")
 
     def __init__(self, *, action_id: Templated[int], missing_ok: bool = True, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.action_id = action_id
         self.missing_ok = missing_ok
+        self.check_literal_values()
 
-    def run(self, hook: MessagingPlatformHook, context: Context) -> Any:
-        return hook.delete_push_voice_call(self.action_id, missing_ok=self.missing_ok, account_id=self.account)
+    def execute(self, context: Context) -> Any:
+        with self.failing_fast():
+            answer = self.hook.delete_push_voice_call(
+                self.action_id, missing_ok=self.missing_ok, account_id=self.account
+            )
+        return self.task_result(context, answer)

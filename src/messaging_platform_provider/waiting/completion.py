@@ -20,8 +20,6 @@ if TYPE_CHECKING:
 
     from messaging_platform_provider.templated import Templated
 
-WAIT_TEMPLATE_FIELDS = ("wait_timeout",)
-
 
 class WaitForSchedulesMixin:
     """
@@ -71,13 +69,6 @@ class WaitForSchedulesMixin:
 
         if is_literal(self.wait_timeout):
             self.wait_seconds()
-
-    def execute(self, context: Context) -> Any:
-        from messaging_platform_provider.task_errors import failing_fast
-
-        with failing_fast():
-            self.wait_seconds()  # checked before the create is sent, not once it has been
-        return super().execute(context)  # type: ignore[misc]
 
     def wait_seconds(self) -> float | None:
         """The rendered ``wait_timeout`` in seconds (a template's text of a number is that number); ``None``: none."""
@@ -140,7 +131,7 @@ class WaitForSchedulesMixin:
         from messaging_platform_provider.waiting.outcome import conclude, resumed_by_earlier_try
 
         if resumed_by_earlier_try(context, event, self.log):  # type: ignore[attr-defined]
-            return self.execute(context)
+            return self.execute(context)  # type: ignore[attr-defined]
         schedules = conclude(event)
         if result is None:  # resumed without the deferral's kwargs (``dag.test()`` passes the event alone)
             result = self.recover_result(event, schedules)
