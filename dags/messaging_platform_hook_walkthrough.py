@@ -59,9 +59,9 @@ def messaging_platform_hook_walkthrough() -> None:
         """The running task instance's retry-safety token, for the hook's creates (docs/retry-safe-creates.md)."""
         from airflow.sdk import get_current_context
 
-        from messaging_platform_provider.client.once import CreateOnce
+        from messaging_platform_provider.tasks.state import once_for_task
 
-        return CreateOnce.for_context(get_current_context())
+        return once_for_task(get_current_context())
 
     @task
     def create_campaign(run_id: str | None = None) -> int:

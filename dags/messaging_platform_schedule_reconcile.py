@@ -66,7 +66,7 @@ def messaging_platform_schedule_reconcile() -> None:
         """The plan: operator keyword arguments to create, update and delete with, and the ids left unchanged."""
         import yaml
 
-        from messaging_platform_provider.schedule_plan import plan_schedules
+        from messaging_platform_provider.client.schedule_plan import plan_schedules
 
         declared = yaml.safe_load(SCHEDULES_FILE.read_text())["schedules"]
         return plan_schedules(declared, existing).to_dict()

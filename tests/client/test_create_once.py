@@ -15,12 +15,12 @@ import pytest
 
 from messaging_platform_provider.client import CreateOnce, MessagingPlatformApiError
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
-from messaging_platform_provider.task_state import VariableTaskState
+from messaging_platform_provider.tasks.state import VariableTaskState, once_for_task
 from tests.support.operator_context import InMemoryStore
 
 
 def context(map_index: int | None, store: Any = None) -> dict[str, Any]:
-    """The part of an Airflow task context that ``CreateOnce.for_context`` reads."""
+    """The part of an Airflow task context that ``once_for_task`` reads."""
     ti = SimpleNamespace(dag_id="dag", task_id="create", run_id="run-1", map_index=map_index)
     return {"ti": ti, "task_state_store": store}
 
@@ -33,12 +33,12 @@ def context(map_index: int | None, store: Any = None) -> dict[str, Any]:
 )
 def test_each_task_instance_gets_its_own_token(map_index, token):
     store = InMemoryStore()
-    once = CreateOnce.for_context(context(map_index, store))
+    once = once_for_task(context(map_index, store))
     assert (once.token, once.store) == (token, store)
 
 
 def test_without_airflows_store_the_state_is_kept_in_a_variable_named_for_the_token():
-    once = CreateOnce.for_context(context(1))
+    once = once_for_task(context(1))
     assert isinstance(once.store, VariableTaskState)
     assert once.store.variable == "messaging_platform_task_state_18f804ba16b829c2"
 

@@ -1,7 +1,7 @@
 """
 Operator calls as a DAG author writes them, for ``make test``'s mypy (pyproject.toml lists this file): every
-templated parameter takes a Jinja template and an ``XComArg`` as well as its value (``templated.py``). Nothing runs
-this file; a hint that rejects a template or an ``XComArg`` fails the type check.
+templated parameter takes a Jinja template and an ``XComArg`` as well as its value (``tasks/templated.py``). Nothing
+runs this file; a hint that rejects a template or an ``XComArg`` fails the type check.
 """
 
 from __future__ import annotations

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from messaging_platform_provider.client import MessagingPlatformApiError, RetryPolicy
-from messaging_platform_provider.compat import AirflowException, AirflowFailException
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 from messaging_platform_provider.operators import (
     MessagingPlatformCreateExternalCouponListOperator,
@@ -17,6 +16,7 @@ from messaging_platform_provider.operators import (
     MessagingPlatformListExternalCouponListsOperator,
     MessagingPlatformUpdateExternalCouponListOperator,
 )
+from messaging_platform_provider.version_compat import AirflowException, AirflowFailException
 from tests.support.operator_context import (
     assert_wire_headers,
     clear_requests,

@@ -16,16 +16,16 @@ from typing import Any
 
 import pytest
 
-from messaging_platform_provider.compat import (
-    AirflowException,
-    AirflowFailException,
-    AirflowSensorTimeout,
-    TaskDeferred,
-)
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 from messaging_platform_provider.operators import (
     MessagingPlatformCreatePushVoiceCallOperator,
     MessagingPlatformCreateScheduleOperator,
+)
+from messaging_platform_provider.version_compat import (
+    AirflowException,
+    AirflowFailException,
+    AirflowSensorTimeout,
+    TaskDeferred,
 )
 from tests.support.operator_context import task_context
 from tests.support.platform import module_platform

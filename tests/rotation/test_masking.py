@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from messaging_platform_provider import compat
+from messaging_platform_provider import version_compat
 from messaging_platform_provider.client import CreateOnce
 from messaging_platform_provider.rotation import ApiKeyRotation
 from messaging_platform_provider.rotation.credentials import mask
@@ -24,7 +24,7 @@ from tests.support.airflow_versions import secrets_masker
 def masked(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """What ``mask`` hands to Airflow's masker during the test (the masker itself is process-wide and keeps all)."""
     handed: list[str] = []
-    monkeypatch.setattr(compat, "mask_secret", handed.append)
+    monkeypatch.setattr(version_compat, "mask_secret", handed.append)
     return handed
 
 

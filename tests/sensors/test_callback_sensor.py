@@ -13,8 +13,8 @@ import pytest
 
 from messaging_platform_emulator.control_client import EmulatorControl
 from messaging_platform_provider.client.errors import MessagingPlatformValidationError
-from messaging_platform_provider.compat import AirflowFailException, AirflowSensorTimeout, TaskDeferred
 from messaging_platform_provider.sensors.callback import MessagingPlatformCallbackSensor
+from messaging_platform_provider.version_compat import AirflowFailException, AirflowSensorTimeout, TaskDeferred
 from tests.support.callback_helpers import add_callback_record, callback, post, until, wait_until
 
 PHONE = "+15550100007"

@@ -17,14 +17,14 @@ from typing import Any
 
 import pytest
 
-from messaging_platform_provider.compat import (
+from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+from messaging_platform_provider.sensors import MessagingPlatformScheduleSensor
+from messaging_platform_provider.version_compat import (
     AirflowException,
     AirflowFailException,
     AirflowSensorTimeout,
     TaskDeferred,
 )
-from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
-from messaging_platform_provider.sensors import MessagingPlatformScheduleSensor
 from tests.support.airflow_versions import needs_reschedule_under_dag_test
 from tests.support.operator_context import task_context
 from tests.support.platform import module_platform

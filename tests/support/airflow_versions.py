@@ -134,7 +134,7 @@ def airflow_logs_at_level() -> Iterator[None]:
 
     import structlog
 
-    from messaging_platform_provider.compat import conf
+    from messaging_platform_provider.version_compat import conf
 
     saved = structlog.get_config()
     level = logging.getLevelName(conf.get("logging", "logging_level").upper())

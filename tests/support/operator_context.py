@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from messaging_platform_provider.client.once import MemoryStateStore
-from messaging_platform_provider.compat import AirflowFailException
+from messaging_platform_provider.version_compat import AirflowFailException
 
 DAG_ID = "d"
 RUN_ID = "r1"

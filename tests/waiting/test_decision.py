@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from airflow.sdk import PokeReturnValue
 
-from messaging_platform_provider.compat import AirflowException, AirflowFailException
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 from messaging_platform_provider.sensors import MessagingPlatformScheduleSensor
 from messaging_platform_provider.triggers.schedule import MessagingPlatformScheduleTrigger
+from messaging_platform_provider.version_compat import AirflowException, AirflowFailException
 from messaging_platform_provider.waiting.deadline import deadline_after
 from messaging_platform_provider.waiting.decision import ErrorClass, Outcome, WaitRules, Watch, classify_error, decide
 from messaging_platform_provider.waiting.defaults import PROCESS_STATUSES

@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from messaging_platform_provider.compat import AirflowException, AirflowFailException, AirflowSensorTimeout
 from messaging_platform_provider.operators import (
     MessagingPlatformCreatePushVoiceCallOperator,
     MessagingPlatformCreateScheduleOperator,
 )
 from messaging_platform_provider.sensors import MessagingPlatformCallbackSensor, MessagingPlatformScheduleSensor
+from messaging_platform_provider.version_compat import AirflowException, AirflowFailException, AirflowSensorTimeout
 from messaging_platform_provider.waiting.outcome import conclude, default_deferrable
 
 COMPLETED = {"7001": {"Id": 7001, "ActionId": 5001, "ProcessStatus": "Completed"}}

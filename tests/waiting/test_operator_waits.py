@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 from structlog.testing import capture_logs
 
-from messaging_platform_provider.compat import AirflowException, TaskDeferred
 from messaging_platform_provider.operators import (
     MessagingPlatformCreatePushVoiceCallOperator,
     MessagingPlatformCreateScheduleOperator,
 )
+from messaging_platform_provider.version_compat import AirflowException, TaskDeferred
 from messaging_platform_provider.waiting import deadline as deadline_module, sync_loop
 from messaging_platform_provider.waiting.decision import Outcome, WaitRules, Watch
 from tests.support.operator_context import task_context

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from types import TracebackType
 from typing import Any
 
-from messaging_platform_provider.background_server import BackgroundServer
+from messaging_platform_provider.callbacks.background_server import BackgroundServer
 from messaging_platform_provider.callbacks.receiver import DEFAULT_PATH, Receiver, create_receiver_app
 
 

@@ -50,7 +50,7 @@ def _airflow_conf(key: str) -> str | None:
     if "airflow" not in sys.modules:
         return None
     try:
-        from messaging_platform_provider.compat import conf
+        from messaging_platform_provider.version_compat import conf
 
         value = conf.get(CONF_SECTION, key, fallback=None)
     except Exception as exc:  # a receiver must start even when Airflow's config cannot be read; say so

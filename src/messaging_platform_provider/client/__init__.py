@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from messaging_platform_provider.lazy_exports import lazy_exports
+from messaging_platform_provider.client.lazy_exports import lazy_exports
 
 # Explicit re-exports ("X as X") for type checkers; at run time the names come from __getattr__.
 if TYPE_CHECKING:

@@ -2,7 +2,8 @@
 Creates that never duplicate when Airflow retries a task.
 
 A create is sent with a ``CreateOnce``: a run-scoped token (same for every try of one task instance) and the
-task's state store (Airflow's own from 3.3, an Airflow Variable before: ``task_state.py``). Before sending, the
+task's state store (Airflow's own from 3.3, an Airflow Variable before: ``tasks/state.py``, which builds a
+``CreateOnce`` for a running task with ``once_for_task``). Before sending, the
 create looks for what an earlier try made:
 
 1. the id an earlier try stored in the task state store after it succeeded (re-read; still there → done);
@@ -66,19 +67,6 @@ class CreateOnce:
     def for_task(cls, dag_id: str, task_id: str, run_id: str, map_index: int = -1, store: Any = None) -> CreateOnce:
         digest = hashlib.sha256(f"{dag_id}\x1f{task_id}\x1f{run_id}\x1f{map_index}".encode()).hexdigest()
         return cls(token=digest[:16], store=store)
-
-    @classmethod
-    def for_context(cls, context: Mapping[str, Any]) -> CreateOnce:
-        """
-        The token of the running task instance, from its Airflow context: what the create operators use, and
-        what a hook create in a ``@task`` passes as ``once=`` (``CreateOnce.for_context(get_current_context())``).
-        """
-        from messaging_platform_provider.task_state import task_state_store
-
-        ti = context["ti"]
-        map_index = ti.map_index if ti.map_index is not None else -1
-        once = cls.for_task(ti.dag_id, ti.task_id, ti.run_id, map_index)
-        return cls(once.token, task_state_store(context, once.token))
 
     @property
     def marker(self) -> str:

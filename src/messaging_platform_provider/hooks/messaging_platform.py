@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from functools import cached_property
 from typing import Any
 
-from messaging_platform_provider import compat
+from messaging_platform_provider import version_compat
 from messaging_platform_provider.client.api import (
     ApiKeyApi,
     ApiMethods,
@@ -33,13 +33,13 @@ from messaging_platform_provider.client.pages import PagesAhead
 from messaging_platform_provider.client.request import PreparedRequest, account_for_call
 from messaging_platform_provider.client.retry import RetryPolicy
 from messaging_platform_provider.client.values import filter_expression
-from messaging_platform_provider.compat import BaseHook, mask_secret
 from messaging_platform_provider.hooks.connection import (
     ConnectionSettings,
     client_from_settings,
     settings_from_connection,
 )
 from messaging_platform_provider.hooks.names import CONN_TYPE, DEFAULT_CONN_ID
+from messaging_platform_provider.version_compat import BaseHook, mask_secret
 
 
 def _connection_type() -> dict[str, Any]:
@@ -72,12 +72,12 @@ class MessagingPlatformHook(BaseHook, ApiMethods):
     @classmethod
     def get_connection_form_widgets(cls) -> dict[str, Any]:
         """The connection form's extra fields, for Airflow before 3.2 (3.2+ reads ``conn-fields`` instead)."""
-        return compat.connection_form_widgets(_connection_type()["conn-fields"])
+        return version_compat.connection_form_widgets(_connection_type()["conn-fields"])
 
     @classmethod
     def get_ui_field_behaviour(cls) -> dict[str, Any]:
         """Hidden and relabelled standard fields, for Airflow before 3.2 (3.2+ reads ``ui-field-behaviour``)."""
-        return compat.ui_field_behaviour(_connection_type()["ui-field-behaviour"])
+        return version_compat.ui_field_behaviour(_connection_type()["ui-field-behaviour"])
 
     # The typed API methods, one per operation: the functions ``MessagingPlatformClient`` has too, written once in
     # ``client/api/``. Named here as well as inherited, so that this class's own namespace, ``help()`` and an IDE show

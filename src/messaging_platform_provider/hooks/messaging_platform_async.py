@@ -23,13 +23,13 @@ from typing import Any
 from messaging_platform_provider.client.async_client import AsyncMessagingPlatformClient
 from messaging_platform_provider.client.errors import MessagingPlatformApiError, secret_forms
 from messaging_platform_provider.client.operations import Operation, resolve
-from messaging_platform_provider.compat import BaseHook, aget_connection, amask_secret
 from messaging_platform_provider.hooks.connection import (
     ConnectionSettings,
     client_from_settings,
     settings_from_connection,
 )
 from messaging_platform_provider.hooks.names import CONN_TYPE, DEFAULT_CONN_ID
+from messaging_platform_provider.version_compat import BaseHook, aget_connection, amask_secret
 
 
 class MessagingPlatformAsyncHook(BaseHook):

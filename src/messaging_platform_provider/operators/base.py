@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from messaging_platform_provider.client.once import CreateOnce
     from messaging_platform_provider.client.operations import Operation
     from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
-    from messaging_platform_provider.templated import Templated
+    from messaging_platform_provider.tasks.templated import Templated
 
 __all__ = [
     "MessagingPlatformBaseOperator",
@@ -144,9 +144,9 @@ class MessagingPlatformBaseOperator(BaseOperator):
     def failing_fast(self) -> Iterator[None]:
         """
         Around the hook call of ``execute``: an error that a retry cannot change fails the task without its retries
-        (``task_errors.py``); a transient one keeps them.
+        (``tasks/errors.py``); a transient one keeps them.
         """
-        from messaging_platform_provider.task_errors import failing_fast
+        from messaging_platform_provider.tasks.errors import failing_fast
 
         with failing_fast():
             yield
@@ -189,13 +189,13 @@ class MessagingPlatformBaseOperator(BaseOperator):
         return f"{operation.called_with(ids)}: {done}."
 
     def keeps_task_state(self) -> bool:
-        """Whether a try leaves state for the next one (retry-safe creates, rotation); see ``task_state.py``."""
+        """Whether a try leaves state for the next one (retry-safe creates, rotation); see ``tasks/state.py``."""
         return False
 
     def post_execute(self, context: Context, result: Any = None) -> None:
         super().post_execute(context, result)
         if self.keeps_task_state():
-            from messaging_platform_provider.task_state import release_task_state
+            from messaging_platform_provider.tasks.state import release_task_state
 
             release_task_state(context)
 
@@ -225,6 +225,6 @@ class MessagingPlatformCreateOperator(MessagingPlatformBaseOperator):
     def once(self, context: Context) -> CreateOnce | None:
         if not self.idempotent:
             return None
-        from messaging_platform_provider.client.once import CreateOnce
+        from messaging_platform_provider.tasks.state import once_for_task
 
-        return CreateOnce.for_context(context)
+        return once_for_task(context)

@@ -18,7 +18,7 @@ from messaging_platform_provider.operators.base import (
 if TYPE_CHECKING:
     from airflow.sdk import Context
 
-    from messaging_platform_provider.templated import Templated
+    from messaging_platform_provider.tasks.templated import Templated
 
 __all__ = [
     "MessagingPlatformCreateCampaignOperator",

@@ -17,7 +17,7 @@ from messaging_platform_provider.operators.literals import is_literal
 if TYPE_CHECKING:
     from airflow.sdk import Context
 
-    from messaging_platform_provider.templated import Templated
+    from messaging_platform_provider.tasks.templated import Templated
 
 __all__ = [
     "MessagingPlatformCreateExternalCouponListOperator",
@@ -274,7 +274,7 @@ class MessagingPlatformDeleteExternalCouponCodesOperator(MessagingPlatformBaseOp
     def execute(self, context: Context) -> Any:
         from messaging_platform_provider.client.errors import retry_cannot_help
         from messaging_platform_provider.client.request import path_segment
-        from messaging_platform_provider.compat import AirflowException, AirflowFailException
+        from messaging_platform_provider.version_compat import AirflowException, AirflowFailException
 
         with self.failing_fast():
             # Named as written before anything is sent, not as an item of the calls below (``calls[0].coupon_list_id``).

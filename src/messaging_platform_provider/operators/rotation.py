@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from airflow.sdk import Context
 
     from messaging_platform_provider.rotation.targets import CredentialTarget
-    from messaging_platform_provider.templated import Templated
+    from messaging_platform_provider.tasks.templated import Templated
 
 __all__ = [
     "MessagingPlatformRotateApiKeyOperator",
@@ -99,16 +99,16 @@ class MessagingPlatformRotateApiKeyOperator(MessagingPlatformBaseOperator):
         return True
 
     def execute(self, context: Context) -> Any:
-        from messaging_platform_provider.client.once import CreateOnce
-        from messaging_platform_provider.compat import AirflowFailException
         from messaging_platform_provider.rotation.results import RotationError
         from messaging_platform_provider.rotation.rotate import ApiKeyRotation
+        from messaging_platform_provider.tasks.state import once_for_task
+        from messaging_platform_provider.version_compat import AirflowFailException
 
         with self.failing_fast():
             rotation = ApiKeyRotation(
                 self.hook,
                 self.credential_target(),
-                once=CreateOnce.for_context(context),
+                once=once_for_task(context),
                 account_id=self.account,
                 key_label=self.key_label,
                 key_type=self.key_type,

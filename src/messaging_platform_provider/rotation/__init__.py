@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from messaging_platform_provider.lazy_exports import lazy_exports
+from messaging_platform_provider.client.lazy_exports import lazy_exports
 
 # Defaults the operator shares with the rotation, defined here so that a DAG file importing the operator loads nothing
 # more of rotation than this package.

@@ -129,7 +129,7 @@ class AirflowRestApi:
         bundle path),
         ``timeout`` (seconds).
         """
-        from messaging_platform_provider.compat import BaseHook
+        from messaging_platform_provider.version_compat import BaseHook
 
         conn = BaseHook.get_connection(conn_id)
         extra = conn.extra_dejson

@@ -46,7 +46,7 @@ class AirflowConnectionTarget:
         The REST client; ``TargetNotConfigured`` when its connection is not defined or has no usable URL: the
         rotation writes through the API server, and a retry cannot make that connection appear.
         """
-        from messaging_platform_provider.compat import AirflowNotFoundException
+        from messaging_platform_provider.version_compat import AirflowNotFoundException
 
         try:
             return AirflowRestApi.from_connection(self.airflow_api_conn_id)
@@ -57,7 +57,7 @@ class AirflowConnectionTarget:
             ) from None
 
     def read(self) -> Credential | None:
-        from messaging_platform_provider.compat import AirflowNotFoundException, BaseHook
+        from messaging_platform_provider.version_compat import AirflowNotFoundException, BaseHook
 
         try:
             conn = BaseHook.get_connection(self.conn_id)  # masks the password on the way

@@ -16,7 +16,7 @@ def mask(secret: str | None) -> None:
     """
     if not secret or "airflow.sdk" not in sys.modules:
         return
-    from messaging_platform_provider.compat import mask_secret
+    from messaging_platform_provider.version_compat import mask_secret
 
     mask_secret(secret)
 

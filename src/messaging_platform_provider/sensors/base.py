@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from airflow.sdk import BaseSensorOperator, PokeReturnValue
 
-from messaging_platform_provider.task_errors import failing_fast
+from messaging_platform_provider.tasks.errors import failing_fast
 from messaging_platform_provider.waiting.deadline import deadline_after
 from messaging_platform_provider.waiting.outcome import default_deferrable, resumed_by_earlier_try, try_number
 

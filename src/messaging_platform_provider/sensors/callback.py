@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING, Any
 
 from airflow.sdk import PokeReturnValue
 
-from messaging_platform_provider.compat import AirflowException, AirflowSensorTimeout
 from messaging_platform_provider.sensors.base import MessagingPlatformBaseSensor
+from messaging_platform_provider.version_compat import AirflowException, AirflowSensorTimeout
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
     from airflow.triggers.base import BaseTrigger
 
-    from messaging_platform_provider.templated import Templated
+    from messaging_platform_provider.tasks.templated import Templated
 
 
 class MessagingPlatformCallbackSensor(MessagingPlatformBaseSensor):

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from airflow.triggers.base import BaseTrigger
 
     from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
-    from messaging_platform_provider.templated import Templated
+    from messaging_platform_provider.tasks.templated import Templated
     from messaging_platform_provider.waiting.decision import Watch
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import gc
 import logging
 
-from messaging_platform_provider.compat import conf
+from messaging_platform_provider.version_compat import conf
 
 CONF_SECTION = "messaging_platform"
 CONF_KEY = "freeze_triggerer_heap"

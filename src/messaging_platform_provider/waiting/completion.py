@@ -18,7 +18,7 @@ from messaging_platform_provider.waiting.defaults import DEFAULT_MAX_TRANSIENT_E
 if TYPE_CHECKING:
     from airflow.sdk import Context
 
-    from messaging_platform_provider.templated import Templated
+    from messaging_platform_provider.tasks.templated import Templated
 
 
 class WaitForSchedulesMixin:

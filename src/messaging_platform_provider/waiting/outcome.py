@@ -9,7 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from messaging_platform_provider.compat import AirflowException, AirflowFailException, AirflowSensorTimeout, conf
+from messaging_platform_provider.version_compat import (
+    AirflowException,
+    AirflowFailException,
+    AirflowSensorTimeout,
+    conf,
+)
 
 if TYPE_CHECKING:
     from airflow.sdk import Context

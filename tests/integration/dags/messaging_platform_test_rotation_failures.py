@@ -193,12 +193,12 @@ def _state(name: str, manager: Any, target: Any, old_key_id: int) -> dict[str, A
 
 def run_scenario(name: str, context: Any) -> dict[str, Any]:
     from messaging_platform_emulator.control_client import EmulatorControl
-    from messaging_platform_provider.client.once import CreateOnce
     from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
     from messaging_platform_provider.rotation.airflow_api import AirflowRestApi
     from messaging_platform_provider.rotation.airflow_target import AirflowConnectionTarget
     from messaging_platform_provider.rotation.results import RotationError
     from messaging_platform_provider.rotation.rotate import ApiKeyRotation
+    from messaging_platform_provider.tasks.state import once_for_task
 
     spec = SCENARIOS[name]
     manager = MessagingPlatformHook(MANAGER_CONN_ID)
@@ -216,7 +216,7 @@ def run_scenario(name: str, context: Any) -> dict[str, Any]:
         if step == spec.get("kill"):
             raise Killed(step)
 
-    once = CreateOnce.for_context(context)
+    once = once_for_task(context)
     row: dict[str, Any] = {"point": name, "order": list(SCENARIOS).index(name), "injected": spec["what"]}
     if spec.get("shadow"):
         os.environ[SHADOW_VAR] = json.dumps(

@@ -10,8 +10,7 @@ from typing import Any
 
 from airflow.sdk import DAG, get_current_context, task
 
-from messaging_platform_provider.client.once import CreateOnce
-from messaging_platform_provider.task_state import VariableTaskState
+from messaging_platform_provider.tasks.state import VariableTaskState, once_for_task
 
 with DAG(
     dag_id="messaging_platform_test_task_state",
@@ -23,7 +22,7 @@ with DAG(
     @task(retries=1, retry_delay=timedelta(seconds=0), multiple_outputs=False)
     def remember() -> dict[str, Any]:
         context = get_current_context()
-        store = VariableTaskState(CreateOnce.for_context(context).token)
+        store = VariableTaskState(once_for_task(context).token)
         earlier = store.get("tries", [])
         store.set("tries", [*earlier, context["ti"].try_number])
         if context["ti"].try_number == 1:

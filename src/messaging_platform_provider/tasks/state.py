@@ -17,6 +17,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from messaging_platform_provider.client.once import CreateOnce
+
 VARIABLE_PREFIX = "messaging_platform_task_state_"
 
 
@@ -60,9 +62,19 @@ def task_state_store(context: Mapping[str, Any], token: str) -> Any:
     return store if store is not None else VariableTaskState(token)
 
 
+def once_for_task(context: Mapping[str, Any]) -> CreateOnce:
+    """
+    The run-scoped token and task state store of the running task instance, from its Airflow context: what the
+    create operators use, and what a hook create in a ``@task`` passes as ``once=``
+    (``once_for_task(get_current_context())``).
+    """
+    ti = context["ti"]
+    map_index = ti.map_index if ti.map_index is not None else -1
+    token = CreateOnce.for_task(ti.dag_id, ti.task_id, ti.run_id, map_index).token
+    return CreateOnce(token, task_state_store(context, token))
+
+
 def release_task_state(context: Mapping[str, Any]) -> None:
     """After a successful try: drop the Variable-backed state (Airflow 3.3 clears its own store itself)."""
     if context.get("task_state_store") is None:
-        from messaging_platform_provider.client.once import CreateOnce
-
-        VariableTaskState(CreateOnce.for_context(context).token).clear()
+        VariableTaskState(once_for_task(context).token).clear()

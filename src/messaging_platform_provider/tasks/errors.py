@@ -15,7 +15,7 @@ from messaging_platform_provider.client.errors import (
     MessagingPlatformValidationError,
     retry_cannot_help,
 )
-from messaging_platform_provider.compat import AirflowFailException
+from messaging_platform_provider.version_compat import AirflowFailException
 
 
 @contextmanager

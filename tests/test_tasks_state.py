@@ -1,5 +1,5 @@
 """
-The Variable-backed task state (``task_state.VariableTaskState``, what retry-safe creates keep between tries before
+The Variable-backed task state (``tasks.state.VariableTaskState``, what retry-safe creates keep between tries before
 Airflow 3.3), without Airflow's metadata database: ``airflow.sdk.Variable`` is replaced by a dictionary with the same
 ``get``/``set``/``delete``. The Variable's JSON is written out in each test, never computed by the code under test.
 """
@@ -11,9 +11,13 @@ from typing import Any
 
 import pytest
 
-from messaging_platform_provider.client.once import CreateOnce
 from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
-from messaging_platform_provider.task_state import VariableTaskState, release_task_state, task_state_store
+from messaging_platform_provider.tasks.state import (
+    VariableTaskState,
+    once_for_task,
+    release_task_state,
+    task_state_store,
+)
 from tests.support.operator_context import TaskInstanceStandIn
 
 TOKEN = "5eed5eed5eed5eed"
@@ -101,7 +105,7 @@ def test_without_airflows_store_the_state_is_a_variable_of_the_task_instance_rel
     assert isinstance(store, VariableTaskState) and store.variable == VARIABLE
     own = object()
     assert task_state_store({**context(1), "task_state_store": own}, TOKEN) is own
-    token = CreateOnce.for_context(context(1)).token
+    token = once_for_task(context(1)).token
     VariableTaskState(token).set("a", 1)
     release_task_state({**context(2), "task_state_store": own})  # Airflow 3.3 clears its own store
     assert list(variables.values) == [f"messaging_platform_task_state_{token}"]
@@ -118,7 +122,7 @@ def test_a_retry_of_a_task_that_made_a_voice_call_and_a_campaign_makes_neither_a
     hook = MessagingPlatformHook()
 
     def one_try(try_number: int) -> tuple[dict[str, Any], dict[str, Any]]:
-        once = CreateOnce.for_context(context(try_number))
+        once = once_for_task(context(try_number))
         call = hook.create_push_voice_call(["+15125550100"], targets=["+15125550111"], message="Ready.", once=once)
         campaign = hook.create_campaign(name="Ready", campaign_type="Basic", once=once)
         return call, campaign
@@ -129,7 +133,7 @@ def test_a_retry_of_a_task_that_made_a_voice_call_and_a_campaign_makes_neither_a
     assert posts == ["action-pushvoicecall", "campaign"]  # one each, by the first try
     assert [c["Id"] for c in hook.list_push_voice_calls() if c["Message"] == "Ready."] == [first_call["Id"]]
     assert (again_call["Id"], again_campaign["Id"]) == (first_call["Id"], first_campaign["Id"])
-    token = CreateOnce.for_context(context(1)).token
+    token = once_for_task(context(1)).token
     (variable,) = variables.values
     assert variable == f"messaging_platform_task_state_{token}"
     assert sorted(json.loads(variables.values[variable])) == [

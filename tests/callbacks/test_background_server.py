@@ -1,7 +1,7 @@
 """
-The server the callback receiver runs on a background thread (``background_server.py``; the emulator has its own,
-``messaging_platform_emulator.serving``, tested in ``tests/emulator/test_serving.py``): it stops when asked, without
-waiting for its main loop's next tick, and a request it is answering still gets its answer.
+The server the callback receiver runs on a background thread (``callbacks/background_server.py``; the emulator has
+its own, ``messaging_platform_emulator.serving``, tested in ``tests/emulator/test_serving.py``): it stops when asked,
+without waiting for its main loop's next tick, and a request it is answering still gets its answer.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from starlette.applications import Starlette
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
-from messaging_platform_provider import background_server
-from messaging_platform_provider.background_server import BackgroundServer
+from messaging_platform_provider.callbacks import background_server
+from messaging_platform_provider.callbacks.background_server import BackgroundServer
 
 #: How long stop() may wait for the server's thread and its connections here: generous for a loaded machine.
 GENEROUS = 30.0

@@ -14,7 +14,7 @@ What moved or appeared:
 | ``BaseHook.aget_connection`` | no (sync lookup in a thread) | yes | yes | yes |
 | ``amask_secret`` | no (``mask_secret``) | no | no | yes |
 | shared streams for event triggers (``triggers/callback.py``) | no | no | no | yes |
-| task state store (``context["task_state_store"]``) | no (a Variable: ``task_state.py``) | no | no | yes |
+| task state store (``context["task_state_store"]``) | no (a Variable: ``tasks/state.py``) | no | no | yes |
 | connection form from provider info (``conn-fields``) | no (the hook's form methods) | no | yes | yes |
 | a retry forgets the deferral's resume point | no (``resumed_by_earlier_try``) | yes | yes | yes |
 """
