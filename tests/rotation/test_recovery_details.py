@@ -658,7 +658,7 @@ def test_a_manager_that_is_neither_a_hook_nor_a_client_is_named_as_the_mistake(p
     with pytest.raises(TypeError) as caught:
         run_it = ApiKeyRotation(Wrapped(account.manager()), inner, once=CreateOnce(TOKEN, Store()))  # type: ignore[arg-type]
         run_it.run()
-    assert str(caught.value) == "the manager must be a MessagingPlatformHook or a MessagingPlatformClient"
+    assert str(caught.value) == "the hook must be a MessagingPlatformHook or a MessagingPlatformClient"
     assert account.held_key(inner) == 2
 
 

@@ -60,8 +60,8 @@ def key_id(value: Any) -> int | None:
 
 class PlatformKeys:
     """
-    The calls one rotation makes on the platform's API keys, with ``manager`` (the hook or client that manages keys)
-    or, when the manager signs with the key at stake (a connection rotating itself), with a client on another
+    The calls one rotation makes on the platform's API keys, with ``hook`` (the hook or client that manages keys)
+    or, when the hook signs with the key at stake (a connection rotating itself), with a client on another
     credential. What the rotation knows (the old key, the secrets it has seen, its notes) and the reads of its
     target are ``rotation``'s; the other parameters are ``ApiKeyRotation``'s.
     """
@@ -69,7 +69,7 @@ class PlatformKeys:
     def __init__(
         self,
         rotation: ApiKeyRotation,
-        manager: ApiMethods,
+        hook: ApiMethods,
         *,
         account_id: int | None,
         key_label: str,
@@ -78,7 +78,7 @@ class PlatformKeys:
         verify: Callable[[MessagingPlatformClient], Any],
     ) -> None:
         self.rotation = rotation
-        self.manager = manager
+        self.hook = hook
         self.account_id = account_id
         self.key_label = key_label
         self.key_type = key_type
@@ -88,7 +88,7 @@ class PlatformKeys:
     def find_old_key(self, current: Credential) -> dict[str, Any]:
         """The account's key (no secret) that the target's credential ``current`` uses."""
         try:
-            keys = self.manager.list_api_keys(account_id=self.account_id)
+            keys = self.hook.list_api_keys(account_id=self.account_id)
         except MessagingPlatformApiError as exc:
             raise RotationError(
                 FIND_OLD_KEY, f"listing the API keys failed: {exc}", target_holds=self.rotation.unchanged()
@@ -106,7 +106,7 @@ class PlatformKeys:
     def key_info(self, credential: Credential) -> dict[str, Any]:
         """The account's key (no secret) that ``credential`` uses, or ``{}``."""
         try:
-            keys = self.manager.list_api_keys(account_id=self.account_id)
+            keys = self.hook.list_api_keys(account_id=self.account_id)
         except MessagingPlatformApiError as exc:
             raise RotationError(
                 CHECK_TARGET, f"listing the API keys failed: {exc}", target_holds="what it held before"
@@ -144,7 +144,7 @@ class PlatformKeys:
         return NewKey(new_id, str(created.get("Label") or ""), Credential(str(key), str(secret)))
 
     def _create_once(self) -> dict[str, Any]:
-        return self.manager.create_api_key(
+        return self.hook.create_api_key(
             self.key_label,
             key_type=self.key_type,
             valid_to=self.valid_to,
@@ -170,7 +170,7 @@ class PlatformKeys:
     def read_old_credential(self) -> Credential:
         """The old key's secret, re-read from the platform (single-key GET), for a try that never saw it."""
         assert self.rotation.old_key_id is not None
-        key = self.manager.get_api_key(self.rotation.old_key_id, account_id=self.account_id)
+        key = self.hook.get_api_key(self.rotation.old_key_id, account_id=self.account_id)
         credential = Credential(str(key["Key"]), str(key["Secret"]))
         self.rotation.secrets.append(credential.secret)
         return credential
@@ -242,7 +242,7 @@ class PlatformKeys:
             return f"; keys this rotation may have made were kept (the target could not be read: {now.reason})"
         old_key = self.rotation.old_key
         try:
-            # a connection rotating itself may have revoked the key the manager signs with: use the target's then
+            # a connection rotating itself may have revoked the key the hook signs with: use the target's then
             with self._client_not_using(old_key or "", now) as client:
                 keys = client.list_api_keys(account_id=self.account_id)
                 found = [k for k in keys if self.is_ours(k) or (made_id is not None and k.get("Id") == made_id)]
@@ -257,9 +257,9 @@ class PlatformKeys:
         return f"; {len(unused)} unused key(s) of this rotation revoked" if unused else ""
 
     def _platform(self) -> MessagingPlatformClient:
-        client = getattr(self.manager, "client", self.manager)
+        client = getattr(self.hook, "client", self.hook)
         if not isinstance(client, MessagingPlatformClient):  # pragma: no cover - a wiring mistake
-            raise TypeError("the manager must be a MessagingPlatformHook or a MessagingPlatformClient")
+            raise TypeError("the hook must be a MessagingPlatformHook or a MessagingPlatformClient")
         return client
 
     def _client_for(self, credential: Credential) -> MessagingPlatformClient:
@@ -278,13 +278,13 @@ class PlatformKeys:
     @contextmanager
     def _client_not_using(self, key: str, other: Credential | None) -> Iterator[ApiMethods]:
         """
-        The manager, unless the manager authenticates with ``key`` (a connection rotating itself): then a client
+        The hook, unless the hook authenticates with ``key`` (a connection rotating itself): then a client
         on ``other``, closed when done, since a key cannot be revoked with itself.
         """
         auth = getattr(self._platform().session, "auth", None)
-        manager_key = auth[0] if isinstance(auth, tuple) else None
-        if manager_key != key or other is None:
-            yield self.manager
+        hook_key = auth[0] if isinstance(auth, tuple) else None
+        if hook_key != key or other is None:
+            yield self.hook
             return
         with self._client_for(other) as client:
             yield client

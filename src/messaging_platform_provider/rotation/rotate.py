@@ -65,9 +65,9 @@ class ApiKeyRotation:
     steps on the platform's keys are ``platform_keys`` (``PlatformKeys``), the steps on the target ``target_update``
     (``TargetUpdate``), and what a failed step leaves in the target ``recovery`` (``Recovery``).
 
-    :param manager: the hook (or client) used to list, create, read and revoke keys; its base URL, account,
-        timeouts and retry policy are also used to verify credentials. When its own key is the key being retired
-        (a connection rotating itself), the old key is revoked with the new credential.
+    :param hook: the hook (or a ``MessagingPlatformClient``) used to list, create, read and revoke keys; its base
+        URL, account, timeouts and retry policy are also used to verify credentials. When its own key is the key being
+        retired (a connection rotating itself), the old key is revoked with the new credential.
     :param target: where the credential lives (``CredentialTarget``).
     :param once: the run-scoped token and task state store of the task instance (``CreateOnce.for_task``); every
         try of one task instance must pass the same token and store.
@@ -84,7 +84,7 @@ class ApiKeyRotation:
 
     def __init__(
         self,
-        manager: ApiMethods,
+        hook: ApiMethods,
         target: CredentialTarget,
         *,
         once: CreateOnce,
@@ -128,7 +128,7 @@ class ApiKeyRotation:
         self.secrets: list[str] = []
         self.platform_keys = PlatformKeys(
             self,
-            manager,
+            hook,
             account_id=account_id,
             key_label=key_label,
             key_type=key_type,

@@ -22,11 +22,11 @@ class AsyncCaller(Protocol):
     async def call(self, operation: Operation, **kwargs: Any) -> Any: ...
 
 
-async def poll_round(api: AsyncCaller, watch: Watch, account_id: int | None, log: WarningLog) -> Step | None:
+async def poll_round(hook: AsyncCaller, watch: Watch, account_id: int | None, log: WarningLog) -> Step | None:
     """Read every schedule still pending once; the verdict, or ``None`` to keep waiting."""
     for schedule_id in watch.pending():
         try:
-            schedule = await api.call(
+            schedule = await hook.call(
                 Operations.get_schedule, account_id=account_id, action_id=watch.action_id, schedule_id=schedule_id
             )
         except MessagingPlatformApiError as exc:
@@ -39,7 +39,7 @@ async def poll_round(api: AsyncCaller, watch: Watch, account_id: int | None, log
 
 
 async def wait_until_done(
-    api: AsyncCaller,
+    hook: AsyncCaller,
     watch: Watch,
     *,
     account_id: int | None,
@@ -49,7 +49,7 @@ async def wait_until_done(
 ) -> Step:
     """Poll until a verdict or the absolute ``deadline`` (UTC ISO text)."""
     while True:
-        verdict = await poll_round(api, watch, account_id, log)
+        verdict = await poll_round(hook, watch, account_id, log)
         final, pause = after_round(watch, verdict, poll_interval=poll_interval, deadline=deadline)
         if final is not None:
             return final

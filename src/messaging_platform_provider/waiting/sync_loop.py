@@ -29,11 +29,11 @@ def polling_hook(conn_id: str) -> MessagingPlatformHook:
     return MessagingPlatformHook(conn_id, retry_policy=RetryPolicy(max_attempts=1))
 
 
-def poll_round(api: ApiMethods, watch: Watch, account_id: int | None, log: WarningLog) -> Step | None:
+def poll_round(hook: ApiMethods, watch: Watch, account_id: int | None, log: WarningLog) -> Step | None:
     """Read every schedule still pending once; the verdict, or ``None`` to keep waiting."""
     for schedule_id in watch.pending():
         try:
-            schedule = api.get_schedule(watch.action_id, schedule_id, account_id=account_id)
+            schedule = hook.get_schedule(watch.action_id, schedule_id, account_id=account_id)
         except MessagingPlatformApiError as exc:
             warning = watch.record_error(schedule_id, exc)
         else:
@@ -44,7 +44,7 @@ def poll_round(api: ApiMethods, watch: Watch, account_id: int | None, log: Warni
 
 
 def wait_until_done(
-    api: ApiMethods,
+    hook: ApiMethods,
     watch: Watch,
     *,
     account_id: int | None,
@@ -55,7 +55,7 @@ def wait_until_done(
 ) -> Step:
     """Poll until a verdict or the absolute ``deadline`` (UTC ISO text)."""
     while True:
-        verdict = poll_round(api, watch, account_id, log)
+        verdict = poll_round(hook, watch, account_id, log)
         final, pause = after_round(watch, verdict, poll_interval=poll_interval, deadline=deadline)
         if final is not None:
             return final
