@@ -161,23 +161,20 @@ class MessagingPlatformHook(BaseHook, ApiMethods):
     def get_conn(self) -> MessagingPlatformClient:
         return self.client
 
-    def call(
-        self,
-        operation: Operation | str,
-        *,
-        account_id: int | None = None,
-        body: Any = None,
-        query: Mapping[str, Any] | None = None,
-        **path_params: Any,
-    ) -> Any:
+    def call(self, operation: Operation | str, **arguments: Any) -> Any:
+        """
+        ``MessagingPlatformClient.call`` (the same arguments: ``account_id``, ``body``, ``query``, path values) on
+        the connection's client, which is the transport. After a 401 the connection is read again, and the call sent
+        once more if it now holds another key; secrets in the answer are masked the moment it is read.
+        """
         try:
-            result = self.client.call(operation, account_id=account_id, body=body, query=query, **path_params)
+            result = self.client.call(operation, **arguments)
         except MessagingPlatformApiError as exc:
             # 401: the key may have been rotated since this hook read the connection (a long wait, a retry).
             # A 401 is refused before anything is done, so sending the call again is safe, even a create.
             if exc.status != 401 or not self._reread_connection():
                 raise
-            result = self.client.call(operation, account_id=account_id, body=body, query=query, **path_params)
+            result = self.client.call(operation, **arguments)
         for secret in resolve(operation).secrets_in(result):
             mask_secret(secret)  # masked the moment it is read, before anything can log it
         return result

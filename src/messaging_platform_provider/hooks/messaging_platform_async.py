@@ -17,7 +17,6 @@ event loop.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
 from typing import Any
 
 from messaging_platform_provider.client.async_client import AsyncMessagingPlatformClient
@@ -81,24 +80,20 @@ class MessagingPlatformAsyncHook(BaseHook):
                 client = self._client
         return client
 
-    async def call(
-        self,
-        operation: Operation | str,
-        *,
-        account_id: int | None = None,
-        body: Any = None,
-        query: Mapping[str, Any] | None = None,
-        **path_params: Any,
-    ) -> Any:
+    async def call(self, operation: Operation | str, **arguments: Any) -> Any:
+        """
+        ``AsyncMessagingPlatformClient.call`` (the same arguments) on the connection's client, which is the
+        transport; after a 401 the connection is read again and the call sent once more if it now holds another key.
+        """
         client = await self.aget_conn()
         try:
-            result = await client.call(operation, account_id=account_id, body=body, query=query, **path_params)
+            result = await client.call(operation, **arguments)
         except MessagingPlatformApiError as exc:
             # A 401 is refused before anything is done, so sending the call again is safe, even a create.
             if exc.status != 401 or not await self._reread_connection(client):
                 raise
             client = await self.aget_conn()
-            result = await client.call(operation, account_id=account_id, body=body, query=query, **path_params)
+            result = await client.call(operation, **arguments)
         for secret in resolve(operation).secrets_in(result):
             await amask_secret(secret)  # masked the moment it is read, as the sync hook does
         return result
