@@ -28,7 +28,6 @@ def get_provider_info() -> dict[str, Any]:
                     "messaging_platform_provider.operators.callbacks",
                     "messaging_platform_provider.operators.campaigns",
                     "messaging_platform_provider.operators.contacts",
-                    "messaging_platform_provider.operators.coupon_definitions",
                     "messaging_platform_provider.operators.coupon_lists",
                     "messaging_platform_provider.operators.rotation",
                     "messaging_platform_provider.operators.schedules",

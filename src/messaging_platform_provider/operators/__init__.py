@@ -5,7 +5,6 @@ from messaging_platform_provider.operators.base import *  # noqa: F403
 from messaging_platform_provider.operators.callbacks import *  # noqa: F403
 from messaging_platform_provider.operators.campaigns import *  # noqa: F403
 from messaging_platform_provider.operators.contacts import *  # noqa: F403
-from messaging_platform_provider.operators.coupon_definitions import *  # noqa: F403
 from messaging_platform_provider.operators.coupon_lists import *  # noqa: F403
 from messaging_platform_provider.operators.rotation import *  # noqa: F403
 from messaging_platform_provider.operators.schedules import *  # noqa: F403

@@ -140,15 +140,8 @@ class MessagingPlatformUpdateContactOperator(MessagingPlatformBaseOperator):
 
     operation = Operations.update_contact
     template_fields = (
-        "account_id",
-        "contact_id",
-        "phone_number",
-        "email",
-        "first_name",
-        "last_name",
-        "assigned_id",
-        "extra",
-    )
+        "account_id", "contact_id", "phone_number", "email", "first_name", "last_name", "assigned_id", "extra",
+    )  # fmt: skip
 
     def __init__(
         self,

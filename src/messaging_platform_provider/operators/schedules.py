@@ -118,18 +118,9 @@ class MessagingPlatformCreateScheduleOperator(
 
     operation = Operations.create_schedule
     template_fields = (
-        "account_id",
-        "action_id",
-        "schedule_type",
-        "run_at",
-        "start_from",
-        "run_once_at",
-        "end_after",
-        "week_day",
-        "month_day",
-        "extra",
-        "wait_timeout",
-    )
+        "account_id", "action_id", "schedule_type", "run_at", "start_from", "run_once_at", "end_after", "week_day",
+        "month_day", "extra", "wait_timeout",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -187,18 +178,9 @@ class MessagingPlatformUpdateScheduleOperator(_ScheduleDefinitionOperator):
 
     operation = Operations.update_schedule
     template_fields = (
-        "account_id",
-        "action_id",
-        "schedule_id",
-        "schedule_type",
-        "run_at",
-        "start_from",
-        "run_once_at",
-        "end_after",
-        "week_day",
-        "month_day",
-        "extra",
-    )
+        "account_id", "action_id", "schedule_id", "schedule_type", "run_at", "start_from", "run_once_at", "end_after",
+        "week_day", "month_day", "extra",
+    )  # fmt: skip
 
     def __init__(
         self,

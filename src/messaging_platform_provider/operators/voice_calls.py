@@ -77,20 +77,9 @@ class MessagingPlatformCreatePushVoiceCallOperator(WaitForSchedulesMixin, Messag
 
     operation = Operations.create_push_voice_call
     template_fields = (
-        "account_id",
-        "channels",
-        "targets",
-        "contact_list_ids",
-        "targets_url",
-        "exclude_list_ids",
-        "message",
-        "audio_url",
-        "campaign_id",
-        "execute_now",
-        "schedules",
-        "extra",
-        "wait_timeout",
-    )
+        "account_id", "channels", "targets", "contact_list_ids", "targets_url", "exclude_list_ids", "message",
+        "audio_url", "campaign_id", "execute_now", "schedules", "extra", "wait_timeout",
+    )  # fmt: skip
 
     def __init__(
         self,
