@@ -17,7 +17,7 @@ import pytest
 
 from messaging_platform_emulator.control_client import EmulatorControl
 from messaging_platform_emulator.process import spawn as spawn_emulator, stop as stop_emulator
-from messaging_platform_provider.client.async_client import DEFAULT_MAX_CONNECTIONS, AsyncMessagingPlatformClient
+from messaging_platform_provider.client.async_client import DEFAULT_POOL_CONNECTIONS, AsyncMessagingPlatformClient
 from messaging_platform_provider.hooks import messaging_platform_async as async_hook_module
 from messaging_platform_provider.triggers.pool import clients_open
 from messaging_platform_provider.waiting.deadline import deadline_after
@@ -151,7 +151,7 @@ def test_fifty_triggers_share_one_client_and_a_held_answer_holds_up_no_other_tri
         ended = running.stop()
     assert ended, "the triggers' event loop did not end"
     assert len(built) == 1  # one client for fifty triggers of one connection
-    assert built[0].max_connections == DEFAULT_MAX_CONNECTIONS  # its pool: the bound on TCP connections
+    assert built[0].max_connections == DEFAULT_POOL_CONNECTIONS  # its pool: the bound on TCP connections
     assert open_while_running == 1 and clients_open() == 0  # shared while they ran, closed with its last user
     assert [running.events[s]["outcome"] for s in others] == ["success"] * (50 - HELD)
     assert finished_held == []  # their polls were never answered: they were waiting all along

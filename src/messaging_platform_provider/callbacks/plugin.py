@@ -12,16 +12,14 @@ apps: the callback token is what authenticates the platform.
 from __future__ import annotations
 
 import threading
-from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from airflow.plugins_manager import AirflowPlugin
 
-URL_PREFIX = "/messaging-platform"
+if TYPE_CHECKING:  # the receiver module is imported on the first request, not with the plugin
+    from messaging_platform_provider.callbacks.receiver import Receive, Scope, Send
 
-Scope = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
-Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+URL_PREFIX = "/messaging-platform"
 
 
 class LazyReceiverApp:

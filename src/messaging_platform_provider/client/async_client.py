@@ -29,7 +29,7 @@ from messaging_platform_provider.client.request import (
     prepare,
 )
 
-DEFAULT_MAX_CONNECTIONS = 10
+DEFAULT_POOL_CONNECTIONS = 10
 
 
 def _verify() -> ssl.SSLContext:
@@ -77,7 +77,7 @@ class AsyncMessagingPlatformClient:
         *,
         account_id: int | None = None,
         timeout: tuple[float, float] = DEFAULT_TIMEOUT,
-        max_connections: int = DEFAULT_MAX_CONNECTIONS,
+        max_connections: int = DEFAULT_POOL_CONNECTIONS,
         transport: httpx.AsyncBaseTransport | None = None,
         platform_timezone: str = "UTC",
         allow_insecure_http: bool = False,

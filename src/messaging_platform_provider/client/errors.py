@@ -62,10 +62,11 @@ def secret_forms(api_key: str, api_secret: str) -> tuple[str, ...]:
     return tuple(sorted(forms, key=len, reverse=True))
 
 
-def scrub(text: str, hidden: Iterable[str]) -> str:
-    """``text`` with each of ``hidden`` (``secret_forms``, longest first) replaced by ``***``."""
+def scrub(text: str, hidden: Iterable[str | None]) -> str:
+    """``text`` with each of ``hidden`` (``secret_forms``, longest first; empty ones skipped) replaced by ``***``."""
     for secret in hidden:
-        text = text.replace(secret, "***")
+        if secret:
+            text = text.replace(secret, "***")
     return text
 
 

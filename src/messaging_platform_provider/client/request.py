@@ -17,6 +17,7 @@ from messaging_platform_provider.client.errors import (
     parse_error_details,
 )
 from messaging_platform_provider.client.operations import Operation
+from messaging_platform_provider.client.values import shown_value
 
 API_ROOT = "/api/v2.1"
 JSON_HEADERS = {"Content-Type": "application/json", "Accept": "application/json"}
@@ -116,11 +117,6 @@ MAX_ID = 2**63 - 1
 _DOT_SEGMENTS = (".", "..")
 
 
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else f"{text[:30]}… ({len(text)} characters)"
-
-
 def path_segment(op: Operation, name: str, value: Any) -> str:
     """One path segment: an id of ``int_params`` as a positive integer, anything else percent-encoded."""
     if value is None or (isinstance(value, str) and not value.strip()):
@@ -128,7 +124,7 @@ def path_segment(op: Operation, name: str, value: Any) -> str:
     if name in op.int_params:
         text = str(value).strip() if isinstance(value, (int, str)) and not isinstance(value, bool) else ""
         if not (text.isascii() and text.isdigit() and len(text) <= len(str(MAX_ID)) and 0 < int(text) <= MAX_ID):
-            raise MessagingPlatformValidationError(name, f"must be a positive integer, got {_shown(value)}")
+            raise MessagingPlatformValidationError(name, f"must be a positive integer, got {shown_value(value, 40)}")
         return str(int(text))
     text = str(value)
     if text in _DOT_SEGMENTS:

@@ -236,9 +236,10 @@ KEEP_IT_TEXT = (
 )
 
 
-def _shown(value: Any) -> str:
+def shown_value(value: Any, limit: int = 60) -> str:
+    """How an error message quotes a value: its ``repr``, cut short when longer than ``limit`` characters."""
     text = repr(value)
-    return text if len(text) <= 60 else f"{text[:50]}… ({len(text)} characters)"
+    return text if len(text) <= limit else f"{text[: limit - 10]}… ({len(text)} characters)"
 
 
 def spelled_collection(value: Any) -> str | None:
@@ -268,11 +269,11 @@ def _wrong_shape(field: str, value: Any, what: str, *, echo: bool = True) -> Mes
     """
     if isinstance(value, str):
         spelled = spelled_collection(value)
-        shown = _shown(value) if echo else f"({len(value)} characters)"
+        shown = shown_value(value) if echo else f"({len(value)} characters)"
         got = f"the text of {spelled}{',' if echo else ''} {shown}" if spelled else f"the text {shown}"
         fix = f"pass {what} or an upstream task's output (an XComArg); {_RENDERS_TO_TEXT}"
     else:
-        got = f"{type(value).__name__} {_shown(value)}" if echo else f"a value of type {type(value).__name__}"
+        got = f"{type(value).__name__} {shown_value(value)}" if echo else f"a value of type {type(value).__name__}"
         fix = f"pass {what} or an upstream task's output (an XComArg)"
     return MessagingPlatformValidationError(field, f"must be {what}, got {got}: {fix}")
 
@@ -323,5 +324,5 @@ def phone_text(field: str, value: Any) -> str:
             f"{KEEP_IT_TEXT}",
         )
     raise MessagingPlatformValidationError(
-        field, f"must be text (a phone number, long code or id), got {type(value).__name__} {_shown(value)}"
+        field, f"must be text (a phone number, long code or id), got {type(value).__name__} {shown_value(value)}"
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,11 +56,3 @@ def as_credential(value: Any) -> Credential | None:
     if not key or not secret:
         return None
     return Credential(str(key), str(secret))
-
-
-def scrub(text: str, secrets: Iterable[str | None]) -> str:
-    """``text`` with every known secret replaced by ``***``: exception text of third-party code is not trusted."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "***")
-    return text

@@ -35,10 +35,10 @@ from typing import Any, Literal
 
 from messaging_platform_provider.client.api import ApiMethods
 from messaging_platform_provider.client.client import MessagingPlatformClient
-from messaging_platform_provider.client.errors import MessagingPlatformApiError
+from messaging_platform_provider.client.errors import MessagingPlatformApiError, scrub
 from messaging_platform_provider.client.once import CreateOnce, MemoryStateStore, StateStore
 from messaging_platform_provider.rotation import DEFAULT_LEASE_SECONDS
-from messaging_platform_provider.rotation.credentials import Credential, scrub
+from messaging_platform_provider.rotation.credentials import Credential
 from messaging_platform_provider.rotation.lease import LeaseHeld, RotationLease
 from messaging_platform_provider.rotation.platform_keys import NewKey, PlatformKeys, verify_by_listing_campaigns
 from messaging_platform_provider.rotation.results import (

@@ -22,7 +22,7 @@ import logging
 
 from messaging_platform_provider.version_compat import conf
 
-CONF_SECTION = "messaging_platform"
+PROVIDER_CONF_SECTION = "messaging_platform"
 CONF_KEY = "freeze_triggerer_heap"
 _done = False
 
@@ -30,10 +30,10 @@ _done = False
 def freeze_turned_on() -> bool:
     """``[messaging_platform] freeze_triggerer_heap``; a value that is not a boolean is warned about and means off."""
     try:
-        return bool(conf.getboolean(CONF_SECTION, CONF_KEY, fallback=False))
+        return bool(conf.getboolean(PROVIDER_CONF_SECTION, CONF_KEY, fallback=False))
     except Exception as exc:  # each Airflow version raises its own configuration error class
         logging.getLogger(__name__).warning(
-            "[%s] %s is not true or false (%s); the heap is not frozen", CONF_SECTION, CONF_KEY, exc
+            "[%s] %s is not true or false (%s); the heap is not frozen", PROVIDER_CONF_SECTION, CONF_KEY, exc
         )
         return False
 
