@@ -136,7 +136,7 @@ def main() -> int:
         # What a running triggerer has loaded already: imported now, so that no import is timed on the loop.
         import messaging_platform_provider.triggers.schedule  # noqa: F401
         import messaging_platform_provider.waiting.deadline  # noqa: F401
-        from messaging_platform_provider.client.async_client import DEFAULT_MAX_CONNECTIONS
+        from messaging_platform_provider.client.async_client import DEFAULT_POOL_CONNECTIONS
 
         with EmulatorControl(extra["base_url"].removesuffix("/api/v2.1")) as control, requests.Session() as api:
             control.set_clock(scale=0)
@@ -157,7 +157,7 @@ def main() -> int:
             logging.getLogger("asyncio").setLevel(logging.WARNING)
             watch = LoopWatch()
             gc.collect()
-            gc.freeze()  # as the triggerer does with its start-up heap
+            gc.freeze()  # as a triggerer with [messaging_platform] freeze_triggerer_heap does with its start-up heap
             before = control.connections()
             started = time.monotonic()
             control_url = control.url + CONTROL_PREFIX
@@ -180,10 +180,10 @@ def main() -> int:
         "no step of the event loop logged as slow by asyncio debug mode": not steps,
         "every trigger succeeded": outcomes == ["success"] * len(ids),
         "one shared client open from the first trigger's start to the last one's end": set(open_counts) == {1},
-        f"at most {DEFAULT_MAX_CONNECTIONS} TCP connections opened by the triggers (their pool's bound)":
-            opened <= DEFAULT_MAX_CONNECTIONS,
-        f"peak open connections at most {DEFAULT_MAX_CONNECTIONS} (the pool) + the control session + the reading":
-            after["peak_open"] <= max(before["peak_open"], before["open"] + DEFAULT_MAX_CONNECTIONS + 1),
+        f"at most {DEFAULT_POOL_CONNECTIONS} TCP connections opened by the triggers (their pool's bound)":
+            opened <= DEFAULT_POOL_CONNECTIONS,
+        f"peak open connections at most {DEFAULT_POOL_CONNECTIONS} (the pool) + the control session + the reading":
+            after["peak_open"] <= max(before["peak_open"], before["open"] + DEFAULT_POOL_CONNECTIONS + 1),
     }  # fmt: skip
     print(f"triggers                      {len(ids)} (three polls answered after {args.slow_answer:g} s), {took:.1f} s")
     print(f"longest wait of a loop turn   {watch.longest:.3f} s (target < {TARGET_STALL_S} s)")
@@ -191,7 +191,7 @@ def main() -> int:
     print(f"shared clients open (samples) {sorted(set(open_counts))} over {len(open_counts)} samples (target: {{1}})")
     print(
         f"TCP connections               {opened} opened by the triggers, peak {after['peak_open']} open "
-        f"(target: at most {DEFAULT_MAX_CONNECTIONS}, the pool's bound)"
+        f"(target: at most {DEFAULT_POOL_CONNECTIONS}, the pool's bound)"
     )
     print(f"load average (1 min)          {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     for name, ok in checks.items():

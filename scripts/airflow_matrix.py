@@ -43,7 +43,7 @@ VERSIONS = {
 SLOWEST_FIRST = ("3.0", "3.3", "3.2", "3.1")
 NEWEST = max(VERSIONS, key=lambda minor: tuple(int(part) for part in minor.split(".")))
 
-#: what differs on each version, for the compatibility table (the capabilities are detected in ``compat.py``)
+#: what differs on each version, for the compatibility table (the capabilities are detected in ``version_compat.py``)
 DIFFERS = {
     "3.0": "as 3.1; connections read in a thread; a retry resumed with an earlier try's event starts afresh; "
     "reschedule-mode sensors not tested under dag.test() (Airflow bug)",

@@ -138,7 +138,7 @@ def die_at(checkpoint: str) -> Callable[[str], None]:
     return on_step
 
 
-# -- stopping before the target took the new key (recovery._abort) ----------------------------------------------------
+# -- stopping before the target took the new key (Recovery.abort) ------------------------------------------------------
 
 
 def test_a_write_that_lands_after_its_error_keeps_the_new_key_the_target_now_holds(
@@ -194,7 +194,7 @@ def test_a_stop_that_cannot_read_the_target_keeps_the_new_key_for_the_retry(plat
     assert account.works(old) is False
 
 
-# -- rolling back (recovery._roll_back) --------------------------------------------------------------------------------
+# -- rolling back (Recovery.roll_back) ---------------------------------------------------------------------------------
 
 
 def test_another_rotations_key_seen_at_the_read_back_is_left_alone(platform: Any, account: Account) -> None:
@@ -317,7 +317,7 @@ def test_a_retry_that_rolls_back_scrubs_the_old_secret_it_read_from_the_platform
     assert account.held_key(inner) == 3 and account.valid() == (SEEDED, OLD, new(3))
 
 
-# -- revoking the keys this run made (recovery._revoke_unused, recovery._discard_marked_keys) -------------------------
+# -- revoking the keys this run made (PlatformKeys.revoke_unused, PlatformKeys.discard_marked_keys) --------------------
 
 
 def test_a_retry_after_the_store_whose_create_fails_revokes_nothing_the_target_holds(

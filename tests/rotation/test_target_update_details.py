@@ -130,7 +130,7 @@ def rotation(account: Account, target: Any, store: Store, **kwargs: Any) -> ApiK
     return ApiKeyRotation(account.manager(), target, once=CreateOnce(TOKEN, store), **kwargs)
 
 
-# -- the check that consumers read what is written (_check_not_shadowed) -----------------------------------------
+# -- the check that consumers read what is written (TargetUpdate.check_not_shadowed) -----------------------------------
 
 
 class Checked(Wrapped):
@@ -324,7 +324,7 @@ def test_without_a_task_state_store_a_retry_after_the_store_says_to_revoke_the_o
     assert account.held_key(inner) == 3 and account.valid() == (SEEDED, OLD, new(3))
 
 
-# -- the store (_store) ------------------------------------------------------------------------------------------
+# -- the store (TargetUpdate.store) ------------------------------------------------------------------------------------
 
 
 def test_a_lease_renewal_that_fails_before_the_write_stops_and_the_retry_finishes(account: Account) -> None:
@@ -405,7 +405,7 @@ def test_a_failed_write_that_left_the_target_empty_rolls_back_to_the_old_key(acc
     assert account.held_key(inner) == 2 and account.valid() == (SEEDED, OLD)
 
 
-# -- the read-back (_check_stored) -------------------------------------------------------------------------------
+# -- the read-back (TargetUpdate.check_stored) -------------------------------------------------------------------------
 
 READ_BACK = 3  # the rotation's reads: the target at first, before writing, then the read-back
 
@@ -497,7 +497,7 @@ def test_a_read_back_that_is_not_the_new_credential_never_ends_in_success(
     assert account.held_key(inner) == holds and account.valid() == keys
 
 
-# -- the last read (_confirm_target) -----------------------------------------------------------------------------
+# -- the last read (TargetUpdate.confirm) ------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(

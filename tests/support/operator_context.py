@@ -90,7 +90,7 @@ class Caught:
 def fails_without_retry(kind: type[BaseException], match: str | None = None) -> Iterator[Caught]:
     """
     The task fails as Airflow fails a task without its retries (``AirflowFailException``), with the message of
-    the provider's error of ``kind`` that caused it (``task_errors.failing_fast``).
+    the provider's error of ``kind`` that caused it (``tasks.errors.failing_fast``).
     """
     caught = Caught()
     with pytest.raises(AirflowFailException) as raised:

@@ -3,8 +3,8 @@ Creates that never duplicate when Airflow retries a task.
 
 A create is sent with a ``CreateOnce``: a run-scoped token (same for every try of one task instance) and the
 task's state store (Airflow's own from 3.3, an Airflow Variable before: ``tasks/state.py``, which builds a
-``CreateOnce`` for a running task with ``once_for_task``). Before sending, the
-create looks for what an earlier try made:
+``CreateOnce`` for a running task with ``once_for_task``). Before sending, the create looks for what an earlier try
+made:
 
 1. the id an earlier try stored in the task state store after it succeeded (re-read; still there → done);
 2. otherwise a resource carrying the run-scoped marker in the operation's ``marker_field``, or, for

@@ -62,8 +62,9 @@ class ApiKeyRotation:
     """
     One rotation of the API key a target holds: ``run`` goes through the steps listed at the top of this module. The
     rotation keeps what it knows (its saved state, the old key, the secrets it has seen, its notes) and its lease; the
-    steps on the platform's keys are ``platform_keys`` (``PlatformKeys``), the steps on the target ``target_update``
-    (``TargetUpdate``), and what a failed step leaves in the target ``recovery`` (``Recovery``).
+    steps on the platform's keys are its attribute ``platform_keys`` (``PlatformKeys``, ``platform_keys.py``), the
+    steps on the target ``target_update`` (``TargetUpdate``), and what a failed step leaves in the target
+    ``recovery`` (``Recovery``; both in ``target_update.py``).
 
     :param hook: the hook (or a ``MessagingPlatformClient``) used to list, create, read and revoke keys; its base
         URL, account, timeouts and retry policy are also used to verify credentials. When its own key is the key being

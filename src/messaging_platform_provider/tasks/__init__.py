@@ -1,5 +1,5 @@
 """
 What every task of the provider shares, operators and sensors alike: the type of a templated parameter
-(``tasks/templated.py``), how an error that a retry cannot change fails the task (``errors.py``), and what a task keeps
-between its tries (``state.py``).
+(``templated.py``), how an error that a retry cannot change fails the task (``errors.py``), and what a task keeps
+between its tries and its run-scoped token (``state.py``).
 """
