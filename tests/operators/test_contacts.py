@@ -92,7 +92,7 @@ def test_contact_operators_template_fields():
 
 def test_create_contact_looks_first_then_posts_the_fields_and_returns_the_contact(platform):
     op = MessagingPlatformCreateContactOperator(
-        task_id="c", phone_number="+15125550177", email="ann@example.com", first_name="Ann", assigned_id="42"
+        task_id="c", phone_number="+15125550177", email_address="ann@example.com", first_name="Ann", assigned_id="42"
     )
     result = run(op)
     lookup, post = platform.control.requests()
@@ -116,7 +116,7 @@ def test_create_contact_looks_first_then_posts_the_fields_and_returns_the_contac
 
 
 def test_create_contact_retried_after_a_lost_answer_adopts_what_the_first_try_made(platform):
-    op = MessagingPlatformCreateContactOperator(task_id="c", email="ann@example.com")
+    op = MessagingPlatformCreateContactOperator(task_id="c", email_address="ann@example.com")
     context = task_context(op)  # one task instance: its state store outlives the first try
     platform.control.add_fault(kind="commit_then_drop", method="POST", path="/contact$", count=1)
     with pytest.raises(MessagingPlatformApiError):
@@ -144,8 +144,8 @@ def test_create_contact_never_adopts_a_contact_the_account_had_before(platform):
         ({"first_name": "Ann"}, "phone_number"),
         ({"phone_number": 15125550177}, "phone_number"),  # what native rendering makes of +15125550100
         ({"phone_number": "5125550177"}, "phone_number"),
-        ({"email": "ann.example.com"}, "email"),
-        ({"email": "ann@example.com", "assigned_id": "x"}, "assigned_id"),
+        ({"email_address": "ann.example.com"}, "email_address"),
+        ({"email_address": "ann@example.com", "assigned_id": "x"}, "assigned_id"),
     ],
 )
 def test_create_contact_bad_input_fails_before_any_request(platform, kwargs, field):
@@ -155,7 +155,9 @@ def test_create_contact_bad_input_fails_before_any_request(platform, kwargs, fie
 
 
 def test_update_contact_sends_the_given_fields_only(platform):
-    op = MessagingPlatformUpdateContactOperator(task_id="c", contact_id="6003", email="cy@example.com", last_name="")
+    op = MessagingPlatformUpdateContactOperator(
+        task_id="c", contact_id="6003", email_address="cy@example.com", last_name=""
+    )
     result = run(op)
     (record,) = platform.control.requests()
     assert sent(record) == ("PUT", f"{CONTACTS}/6003", "")

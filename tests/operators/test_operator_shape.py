@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from airflow.sdk import BaseOperator
 
 from messaging_platform_provider import operators
 from messaging_platform_provider.client.errors import MessagingPlatformValidationError
@@ -82,3 +83,17 @@ def test_a_blank_id_written_in_the_dag_file_fails_when_the_operator_is_built(cls
     with pytest.raises(MessagingPlatformValidationError) as refused:
         cls(task_id="t", **kwargs)
     assert path_params[-1] in str(refused.value)
+
+
+@pytest.mark.parametrize("cls", OPERATOR_CLASSES, ids=lambda c: c.__name__)
+def test_no_operator_parameter_takes_the_name_of_an_airflow_operator_attribute(cls: type) -> None:
+    """A parameter named ``email`` (a contact's) would set Airflow's alert addresses: the task's retry and failure
+    e-mails would go to the contact, and ``dag.test()`` on Airflow 3.0 and 3.1 fails rendering that e-mail."""
+    airflow_names = set(dir(BaseOperator)) | set(parameters(BaseOperator))
+    ours = set()
+    for klass in cls.__mro__:
+        if klass is BaseOperator:
+            break
+        if "__init__" in vars(klass):
+            ours |= set(parameters(klass.__init__))
+    assert not (ours - {"task_id"}) & airflow_names

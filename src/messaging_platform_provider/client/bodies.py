@@ -228,7 +228,7 @@ def e164_phone(name: str, value: Any, platform_timezone: str) -> Any:
     return text
 
 
-def email_address(name: str, value: Any, platform_timezone: str) -> Any:
+def checked_email(name: str, value: Any, platform_timezone: str) -> Any:
     """An e-mail address: text with no white space and an ``@`` between two non-empty parts; blank text leaves the
     field out."""
     if not isinstance(value, str):
@@ -244,14 +244,15 @@ def email_address(name: str, value: Any, platform_timezone: str) -> Any:
 
 class ContactFields(TypedDict, total=False):
     """
-    A contact: how it is reached, ``phone_number`` (E.164 text) and ``email``, its ``first_name`` and
+    A contact: how it is reached, ``phone_number`` (E.164 text) and ``email_address``, its ``first_name`` and
     ``last_name``, and ``assigned_id``, a number of the caller's own that the platform keeps with it. One declaration
     serves the create and the update: no field is required on its own, but a create needs a phone number or an
     e-mail address (``contact_rules``).
     """
 
     phone_number: Annotated[str | None, e164_phone]
-    email: Annotated[str | None, email_address]
+    # Not ``email``: an operator's ``email`` is Airflow's, the addresses its task's alerts go to.
+    email_address: Annotated[str | None, checked_email, Wire("Email")]
     first_name: str | None
     last_name: str | None
     assigned_id: Annotated[int | str | None, whole]
@@ -261,6 +262,8 @@ def contact_rules(body: dict[str, Any]) -> dict[str, Any]:
     """A contact is reached by phone or e-mail: a create needs ``PhoneNumber`` or ``Email``, or both."""
     if "PhoneNumber" not in body and "Email" not in body:
         raise MessagingPlatformValidationError(
-            "phone_number", "a contact needs a phone number or an e-mail address, or both", ["phone_number", "email"]
+            "phone_number",
+            "a contact needs a phone number or an e-mail address, or both",
+            ["phone_number", "email_address"],
         )
     return body

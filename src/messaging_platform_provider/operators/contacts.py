@@ -91,7 +91,7 @@ class MessagingPlatformCreateContactOperator(MessagingPlatformCreateOperator):
     :param phone_number: the contact's phone number in E.164 form, as text (``"+15125550100"``). A number is refused:
         ``render_template_as_native_obj=True`` turns a template's ``+15125550100`` into the number 15125550100; see
         the error for how to keep it text.
-    :param email: the contact's e-mail address. A contact needs ``phone_number`` or ``email``, or both.
+    :param email_address: the contact's e-mail address. A contact needs ``phone_number`` or ``email_address``, or both.
     :param first_name: the contact's first name.
     :param last_name: the contact's last name.
     :param assigned_id: a whole number of your own that the platform keeps with the contact.
@@ -101,13 +101,13 @@ class MessagingPlatformCreateContactOperator(MessagingPlatformCreateOperator):
     """
 
     operation = Operations.create_contact
-    template_fields = ("account_id", "phone_number", "email", "first_name", "last_name", "assigned_id", "extra")
+    template_fields = ("account_id", "phone_number", "email_address", "first_name", "last_name", "assigned_id", "extra")
 
     def __init__(
         self,
         *,
         phone_number: Templated[str] | None = None,
-        email: Templated[str] | None = None,
+        email_address: Templated[str] | None = None,
         first_name: Templated[str] | None = None,
         last_name: Templated[str] | None = None,
         assigned_id: Templated[int] | None = None,
@@ -116,7 +116,7 @@ class MessagingPlatformCreateContactOperator(MessagingPlatformCreateOperator):
     ) -> None:
         super().__init__(**kwargs)
         self.phone_number = phone_number
-        self.email = email
+        self.email_address = email_address
         self.first_name = first_name
         self.last_name = last_name
         self.assigned_id = assigned_id
@@ -140,7 +140,7 @@ class MessagingPlatformUpdateContactOperator(MessagingPlatformBaseOperator):
 
     operation = Operations.update_contact
     template_fields = (
-        "account_id", "contact_id", "phone_number", "email", "first_name", "last_name", "assigned_id", "extra",
+        "account_id", "contact_id", "phone_number", "email_address", "first_name", "last_name", "assigned_id", "extra",
     )  # fmt: skip
 
     def __init__(
@@ -148,7 +148,7 @@ class MessagingPlatformUpdateContactOperator(MessagingPlatformBaseOperator):
         *,
         contact_id: Templated[int],
         phone_number: Templated[str] | None = None,
-        email: Templated[str] | None = None,
+        email_address: Templated[str] | None = None,
         first_name: Templated[str] | None = None,
         last_name: Templated[str] | None = None,
         assigned_id: Templated[int] | None = None,
@@ -158,7 +158,7 @@ class MessagingPlatformUpdateContactOperator(MessagingPlatformBaseOperator):
         super().__init__(**kwargs)
         self.contact_id = contact_id
         self.phone_number = phone_number
-        self.email = email
+        self.email_address = email_address
         self.first_name = first_name
         self.last_name = last_name
         self.assigned_id = assigned_id

@@ -80,7 +80,7 @@ CALLS: dict[str, Callable[[World], Any]] = {
     "update_filter_group": lambda w: w.hook.update_filter_group(w.contact_list_id, w.group_id, operator="or"),
     "list_contacts": lambda w: w.hook.list_contacts(top=5, skip=2, odata_filter="StatusId eq 0"),
     "create_contact": lambda w: w.hook.create_contact(
-        phone_number="+15125550177", email="ann@example.com", first_name="Ann", assigned_id="42"
+        phone_number="+15125550177", email_address="ann@example.com", first_name="Ann", assigned_id="42"
     ),
     "update_contact": lambda w: w.hook.update_contact(w.contact_id(), last_name="Lee", assigned_id=None),
     "create_callback": lambda w: w.hook.create_callback("Keyword", "https://hooks.example.com/keyword"),

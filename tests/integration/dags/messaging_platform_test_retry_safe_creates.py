@@ -56,5 +56,5 @@ with DAG(
         task_id="callback", callback_type="Keyword", url="https://receiver.example.com/hooks/keyword"
     )
     MessagingPlatformCreateContactOperator(
-        task_id="contact", phone_number="+15125550177", email="retry-safe@example.com", first_name="Retry"
+        task_id="contact", phone_number="+15125550177", email_address="retry-safe@example.com", first_name="Retry"
     )

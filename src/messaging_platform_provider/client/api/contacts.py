@@ -66,9 +66,9 @@ class ContactApi(ApiBase):
         **fields: Unpack[ContactFields],
     ) -> dict[str, Any]:
         """
-        Create a contact; it needs ``phone_number`` (E.164 text such as ``"+15125550100"``) or ``email``, or both.
-        ``first_name``, ``last_name`` and ``assigned_id`` (a whole number of your own) are optional. Given ``once``, a
-        retry adopts the contact with the same phone number and e-mail address that an earlier try made.
+        Create a contact; it needs ``phone_number`` (E.164 text such as ``"+15125550100"``) or ``email_address``, or
+        both. ``first_name``, ``last_name`` and ``assigned_id`` (a whole number of your own) are optional. Given
+        ``once``, a retry adopts the contact with the same phone number and e-mail address that an earlier try made.
         """
         body = contact_rules(to_wire(ContactFields, fields))
         return self._create(Operations.create_contact, {**body, **extra_fields(extra)}, once, account_id)
