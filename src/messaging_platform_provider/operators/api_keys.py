@@ -58,7 +58,7 @@ class MessagingPlatformGetApiKeyOperator(_SecretAnswer, MessagingPlatformBaseOpe
     """
 
     operation = Operations.get_api_key
-    template_fields = ("account_id", "key_id")
+    template_fields = ("account_id", "messaging_platform_conn_id", "key_id")
 
     def __init__(self, *, key_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -82,7 +82,7 @@ class MessagingPlatformCreateApiKeyOperator(_SecretAnswer, MessagingPlatformCrea
     """
 
     operation = Operations.create_api_key
-    template_fields = ("account_id", "key_label", "key_type", "valid_to", "extra")
+    template_fields = ("account_id", "messaging_platform_conn_id", "key_label", "key_type", "valid_to", "extra")
 
     def __init__(
         self,
@@ -117,7 +117,7 @@ class MessagingPlatformChangeApiKeySecretOperator(_SecretAnswer, MessagingPlatfo
     """
 
     operation = Operations.change_api_key_secret
-    template_fields = ("account_id", "key_id")
+    template_fields = ("account_id", "messaging_platform_conn_id", "key_id")
 
     def __init__(self, *, key_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -134,7 +134,7 @@ class MessagingPlatformRevokeApiKeyOperator(MessagingPlatformBaseOperator):
     """Revoke an API key; returns ``True``, or ``False`` if it was already revoked or unknown."""
 
     operation = Operations.revoke_api_key
-    template_fields = ("account_id", "key_id")
+    template_fields = ("account_id", "messaging_platform_conn_id", "key_id")
 
     def __init__(self, *, key_id: Templated[int], missing_ok: bool = True, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -69,20 +69,20 @@ class MessagingPlatformBaseOperator(BaseOperator):
     gave (``map_label``): ``coupon_list_id=2001, coupon_code=A1``. Give ``map_index_template`` to ``partial`` to
     name them otherwise, or ``None`` for Airflow's numbers.
 
-    :param messaging_platform_conn_id: Airflow connection of type ``messaging_platform``.
+    :param messaging_platform_conn_id: Airflow connection of type ``messaging_platform`` (templated).
     :param account_id: account to act on (templated); defaults to the connection's Account ID.
     """
 
     operation: ClassVar[Operation]
     #: XCom keys pushed beside the return value, each read from the answer (``id_xcoms``).
     id_keys: ClassVar[tuple[str, ...]] = ("Id",)
-    template_fields: Sequence[str] = ("account_id",)
+    template_fields: Sequence[str] = ("account_id", "messaging_platform_conn_id")
     ui_color = "#e3f2fd"
 
     def __init__(
         self,
         *,
-        messaging_platform_conn_id: str = DEFAULT_CONN_ID,
+        messaging_platform_conn_id: Templated[str] = DEFAULT_CONN_ID,
         account_id: Templated[int] | None = None,
         **kwargs: Any,
     ) -> None:

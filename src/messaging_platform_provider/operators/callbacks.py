@@ -36,7 +36,7 @@ class MessagingPlatformCreateCallbackOperator(MessagingPlatformCreateOperator):
     """
 
     operation = Operations.create_callback
-    template_fields = ("account_id", "callback_type", "url", "active", "extra")
+    template_fields = ("account_id", "messaging_platform_conn_id", "callback_type", "url", "active", "extra")
 
     def __init__(
         self,
@@ -83,7 +83,7 @@ class MessagingPlatformGetCallbackOperator(MessagingPlatformBaseOperator):
     """Get one callback record; returns it. ``callback_id`` is templated."""
 
     operation = Operations.get_callback
-    template_fields = ("account_id", "callback_id")
+    template_fields = ("account_id", "messaging_platform_conn_id", "callback_id")
 
     def __init__(self, *, callback_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -107,7 +107,7 @@ class MessagingPlatformAttachKeywordCampaignOperator(MessagingPlatformBaseOperat
     """
 
     operation = Operations.attach_keyword_campaign
-    template_fields = ("account_id", "channel", "keyword_id", "campaign_id")
+    template_fields = ("account_id", "messaging_platform_conn_id", "channel", "keyword_id", "campaign_id")
 
     def __init__(
         self, *, channel: Templated[int], keyword_id: Templated[int], campaign_id: Templated[int], **kwargs: Any

@@ -39,7 +39,7 @@ class MessagingPlatformListCampaignsOperator(MessagingPlatformBaseOperator):
     """
 
     operation = Operations.list_campaigns
-    template_fields = ("account_id", "odata_filter")
+    template_fields = ("account_id", "messaging_platform_conn_id", "odata_filter")
 
     def __init__(
         self, *, only_mine: bool | None = None, odata_filter: Templated[str] | None = None, **kwargs: Any
@@ -61,7 +61,7 @@ class MessagingPlatformGetCampaignOperator(MessagingPlatformBaseOperator):
     """Get one campaign; returns it. ``campaign_id`` is templated."""
 
     operation = Operations.get_campaign
-    template_fields = ("account_id", "campaign_id")
+    template_fields = ("account_id", "messaging_platform_conn_id", "campaign_id")
 
     def __init__(self, *, campaign_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -86,8 +86,8 @@ class MessagingPlatformCreateCampaignOperator(MessagingPlatformCreateOperator):
 
     operation = Operations.create_campaign
     template_fields = (
-        "account_id", "name", "campaign_type", "subscription_id", "content_id", "content", "user_data", "single_use",
-        "single_use_content_id", "links", "is_default", "extra",
+        "account_id", "messaging_platform_conn_id", "name", "campaign_type", "subscription_id", "content_id", "content",
+        "user_data", "single_use", "single_use_content_id", "links", "is_default", "extra",
     )  # fmt: skip
 
     def __init__(
@@ -139,8 +139,8 @@ class MessagingPlatformUpdateCampaignOperator(MessagingPlatformBaseOperator):
 
     operation = Operations.update_campaign
     template_fields = (
-        "account_id", "campaign_id", "name", "campaign_type", "subscription_id", "content_id", "content", "user_data",
-        "single_use", "single_use_content_id", "links", "is_default", "extra",
+        "account_id", "messaging_platform_conn_id", "campaign_id", "name", "campaign_type", "subscription_id",
+        "content_id", "content", "user_data", "single_use", "single_use_content_id", "links", "is_default", "extra",
     )  # fmt: skip
 
     def __init__(
@@ -190,7 +190,7 @@ class MessagingPlatformDeleteCampaignOperator(MessagingPlatformBaseOperator):
     """
 
     operation = Operations.delete_campaign
-    template_fields = ("account_id", "campaign_id")
+    template_fields = ("account_id", "messaging_platform_conn_id", "campaign_id")
 
     def __init__(self, *, campaign_id: Templated[int], missing_ok: bool = True, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -212,9 +212,9 @@ class _CouponDefinitionOperator(MessagingPlatformBaseOperator):
     """The fields of a coupon definition, shared by its create and update operators (documented on the update)."""
 
     template_fields = (
-        "account_id", "campaign_id", "coupon_type", "static_code", "prefix", "external_id1", "external_id2",
-        "valid_from", "valid_to", "max_uses", "valid_date_type", "valid_rolling_days", "valid_rolling_offset",
-        "external_list_id", "external_coupon_list", "name", "description", "extra",
+        "account_id", "messaging_platform_conn_id", "campaign_id", "coupon_type", "static_code", "prefix",
+        "external_id1", "external_id2", "valid_from", "valid_to", "max_uses", "valid_date_type", "valid_rolling_days",
+        "valid_rolling_offset", "external_list_id", "external_coupon_list", "name", "description", "extra",
     )  # fmt: skip
 
     def __init__(
@@ -312,7 +312,7 @@ class MessagingPlatformGetCouponDefinitionOperator(MessagingPlatformBaseOperator
     """Get the coupon definition of a coupon campaign; returns it. ``campaign_id`` is templated."""
 
     operation = Operations.get_coupon_definition
-    template_fields = ("account_id", "campaign_id")
+    template_fields = ("account_id", "messaging_platform_conn_id", "campaign_id")
 
     def __init__(self, *, campaign_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -332,7 +332,7 @@ class MessagingPlatformGetCouponRedemptionDetailsOperator(MessagingPlatformBaseO
     """
 
     operation = Operations.get_coupon_redemption_details
-    template_fields = ("account_id", "campaign_id")
+    template_fields = ("account_id", "messaging_platform_conn_id", "campaign_id")
 
     def __init__(self, *, campaign_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)

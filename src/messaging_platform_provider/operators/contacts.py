@@ -40,7 +40,7 @@ class MessagingPlatformListContactsOperator(MessagingPlatformBaseOperator):
     """
 
     operation = Operations.list_contacts
-    template_fields = ("account_id", "top", "skip", "odata_filter")
+    template_fields = ("account_id", "messaging_platform_conn_id", "top", "skip", "odata_filter")
 
     def __init__(
         self,
@@ -71,7 +71,7 @@ class MessagingPlatformGetContactOperator(MessagingPlatformBaseOperator):
     """Get one contact; returns it. ``contact_id`` is templated."""
 
     operation = Operations.get_contact
-    template_fields = ("account_id", "contact_id")
+    template_fields = ("account_id", "messaging_platform_conn_id", "contact_id")
 
     def __init__(self, *, contact_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -101,7 +101,10 @@ class MessagingPlatformCreateContactOperator(MessagingPlatformCreateOperator):
     """
 
     operation = Operations.create_contact
-    template_fields = ("account_id", "phone_number", "email_address", "first_name", "last_name", "assigned_id", "extra")
+    template_fields = (
+        "account_id", "messaging_platform_conn_id", "phone_number", "email_address", "first_name", "last_name",
+        "assigned_id", "extra",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -140,7 +143,8 @@ class MessagingPlatformUpdateContactOperator(MessagingPlatformBaseOperator):
 
     operation = Operations.update_contact
     template_fields = (
-        "account_id", "contact_id", "phone_number", "email_address", "first_name", "last_name", "assigned_id", "extra",
+        "account_id", "messaging_platform_conn_id", "contact_id", "phone_number", "email_address", "first_name",
+        "last_name", "assigned_id", "extra",
     )  # fmt: skip
 
     def __init__(
@@ -176,7 +180,7 @@ class MessagingPlatformListFilterGroupsOperator(MessagingPlatformBaseOperator):
     """List the filter groups of a contact list (flat); returns the list. ``contact_list_id`` is templated."""
 
     operation = Operations.list_filter_groups
-    template_fields = ("account_id", "contact_list_id")
+    template_fields = ("account_id", "messaging_platform_conn_id", "contact_list_id")
 
     def __init__(self, *, contact_list_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -193,7 +197,7 @@ class MessagingPlatformGetFilterGroupOperator(MessagingPlatformBaseOperator):
     """Get one filter group; returns it. Ids are templated."""
 
     operation = Operations.get_filter_group
-    template_fields = ("account_id", "contact_list_id", "group_id")
+    template_fields = ("account_id", "messaging_platform_conn_id", "contact_list_id", "group_id")
 
     def __init__(self, *, contact_list_id: Templated[int], group_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -216,7 +220,7 @@ class MessagingPlatformUpdateFilterGroupOperator(MessagingPlatformBaseOperator):
     """
 
     operation = Operations.update_filter_group
-    template_fields = ("account_id", "contact_list_id", "group_id", "operator", "extra")
+    template_fields = ("account_id", "messaging_platform_conn_id", "contact_list_id", "group_id", "operator", "extra")
 
     def __init__(
         self,

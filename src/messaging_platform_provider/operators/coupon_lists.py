@@ -47,7 +47,7 @@ class MessagingPlatformGetExternalCouponListOperator(MessagingPlatformBaseOperat
     """Get one external coupon list; returns it. ``coupon_list_id`` is templated."""
 
     operation = Operations.get_external_coupon_list
-    template_fields = ("account_id", "coupon_list_id")
+    template_fields = ("account_id", "messaging_platform_conn_id", "coupon_list_id")
 
     def __init__(self, *, coupon_list_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -69,7 +69,9 @@ class MessagingPlatformCreateExternalCouponListOperator(MessagingPlatformCreateO
     """
 
     operation = Operations.create_external_coupon_list
-    template_fields = ("account_id", "name", "description", "inheritable", "coupon_codes", "extra")
+    template_fields = (
+        "account_id", "messaging_platform_conn_id", "name", "description", "inheritable", "coupon_codes", "extra",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -102,7 +104,10 @@ class MessagingPlatformUpdateExternalCouponListOperator(MessagingPlatformBaseOpe
     """Change a list's fields and add ``coupon_codes`` to it; returns the list. Templated."""
 
     operation = Operations.update_external_coupon_list
-    template_fields = ("account_id", "coupon_list_id", "name", "description", "inheritable", "coupon_codes", "extra")
+    template_fields = (
+        "account_id", "messaging_platform_conn_id", "coupon_list_id", "name", "description", "inheritable",
+        "coupon_codes", "extra",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -137,7 +142,7 @@ class MessagingPlatformDeleteExternalCouponListOperator(MessagingPlatformBaseOpe
     """Delete a list with its codes; returns ``True``, or ``False`` if it was already gone."""
 
     operation = Operations.delete_external_coupon_list
-    template_fields = ("account_id", "coupon_list_id")
+    template_fields = ("account_id", "messaging_platform_conn_id", "coupon_list_id")
 
     def __init__(self, *, coupon_list_id: Templated[int], missing_ok: bool = True, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -157,7 +162,7 @@ class MessagingPlatformListExternalCouponCodesOperator(MessagingPlatformBaseOper
     """List the codes of an external coupon list; returns the list. ``coupon_list_id`` is templated."""
 
     operation = Operations.list_external_coupon_codes
-    template_fields = ("account_id", "coupon_list_id")
+    template_fields = ("account_id", "messaging_platform_conn_id", "coupon_list_id")
 
     def __init__(self, *, coupon_list_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -174,7 +179,7 @@ class MessagingPlatformGetExternalCouponCodeOperator(MessagingPlatformBaseOperat
     """Get one code of a list (whether it was handed out, and to whom); returns it. Templated."""
 
     operation = Operations.get_external_coupon_code
-    template_fields = ("account_id", "coupon_list_id", "coupon_code")
+    template_fields = ("account_id", "messaging_platform_conn_id", "coupon_list_id", "coupon_code")
 
     def __init__(self, *, coupon_list_id: Templated[int], coupon_code: Templated[str], **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -192,7 +197,7 @@ class MessagingPlatformDeleteExternalCouponCodeOperator(MessagingPlatformBaseOpe
     """Delete one code from a list; returns ``True``, or ``False`` if it was already gone. Templated."""
 
     operation = Operations.delete_external_coupon_code
-    template_fields = ("account_id", "coupon_list_id", "coupon_code")
+    template_fields = ("account_id", "messaging_platform_conn_id", "coupon_list_id", "coupon_code")
 
     def __init__(
         self, *, coupon_list_id: Templated[int], coupon_code: Templated[str], missing_ok: bool = True, **kwargs: Any
@@ -227,7 +232,7 @@ class MessagingPlatformDeleteExternalCouponCodesOperator(MessagingPlatformBaseOp
     """
 
     operation = Operations.delete_external_coupon_code
-    template_fields = ("account_id", "coupon_list_id", "coupon_codes")
+    template_fields = ("account_id", "messaging_platform_conn_id", "coupon_list_id", "coupon_codes")
 
     def __init__(
         self,

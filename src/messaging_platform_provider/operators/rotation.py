@@ -59,7 +59,9 @@ class MessagingPlatformRotateApiKeyOperator(MessagingPlatformBaseOperator):
     """
 
     operation = Operations.create_api_key
-    template_fields = ("account_id", "target_conn_id", "airflow_api_conn_id", "key_label", "valid_to")
+    template_fields = (
+        "account_id", "messaging_platform_conn_id", "target_conn_id", "airflow_api_conn_id", "key_label", "valid_to",
+    )  # fmt: skip
     ui_color = "#fff3e0"
 
     def __init__(

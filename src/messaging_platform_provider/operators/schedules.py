@@ -37,7 +37,7 @@ class MessagingPlatformListSchedulesOperator(MessagingPlatformBaseOperator):
     """List the schedules of an action; returns the list. ``action_id`` is templated."""
 
     operation = Operations.list_schedules
-    template_fields = ("account_id", "action_id")
+    template_fields = ("account_id", "messaging_platform_conn_id", "action_id")
 
     def __init__(self, *, action_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -54,7 +54,7 @@ class MessagingPlatformGetScheduleOperator(MessagingPlatformBaseOperator):
     """Get one schedule (with its ProcessStatus); returns it. Ids are templated."""
 
     operation = Operations.get_schedule
-    template_fields = ("account_id", "action_id", "schedule_id")
+    template_fields = ("account_id", "messaging_platform_conn_id", "action_id", "schedule_id")
 
     def __init__(self, *, action_id: Templated[int], schedule_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -118,8 +118,8 @@ class MessagingPlatformCreateScheduleOperator(
 
     operation = Operations.create_schedule
     template_fields = (
-        "account_id", "action_id", "schedule_type", "run_at", "start_from", "run_once_at", "end_after", "week_day",
-        "month_day", "extra", "wait_timeout",
+        "account_id", "messaging_platform_conn_id", "action_id", "schedule_type", "run_at", "start_from", "run_once_at",
+        "end_after", "week_day", "month_day", "extra", "wait_timeout",
     )  # fmt: skip
 
     def __init__(
@@ -178,8 +178,8 @@ class MessagingPlatformUpdateScheduleOperator(_ScheduleDefinitionOperator):
 
     operation = Operations.update_schedule
     template_fields = (
-        "account_id", "action_id", "schedule_id", "schedule_type", "run_at", "start_from", "run_once_at", "end_after",
-        "week_day", "month_day", "extra",
+        "account_id", "messaging_platform_conn_id", "action_id", "schedule_id", "schedule_type", "run_at", "start_from",
+        "run_once_at", "end_after", "week_day", "month_day", "extra",
     )  # fmt: skip
 
     def __init__(
@@ -230,7 +230,7 @@ class MessagingPlatformDeleteScheduleOperator(MessagingPlatformBaseOperator):
     """Remove a schedule from its action; returns ``True``, or ``False`` if it was already gone."""
 
     operation = Operations.delete_schedule
-    template_fields = ("account_id", "action_id", "schedule_id")
+    template_fields = ("account_id", "messaging_platform_conn_id", "action_id", "schedule_id")
 
     def __init__(
         self, *, action_id: Templated[int], schedule_id: Templated[int], missing_ok: bool = True, **kwargs: Any

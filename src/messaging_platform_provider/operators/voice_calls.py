@@ -42,7 +42,7 @@ class MessagingPlatformGetPushVoiceCallOperator(MessagingPlatformBaseOperator):
     """Get one push voice call action; returns it. ``action_id`` is templated."""
 
     operation = Operations.get_push_voice_call
-    template_fields = ("account_id", "action_id")
+    template_fields = ("account_id", "messaging_platform_conn_id", "action_id")
 
     def __init__(self, *, action_id: Templated[int], **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -77,8 +77,8 @@ class MessagingPlatformCreatePushVoiceCallOperator(WaitForSchedulesMixin, Messag
 
     operation = Operations.create_push_voice_call
     template_fields = (
-        "account_id", "channels", "targets", "contact_list_ids", "targets_url", "exclude_list_ids", "message",
-        "audio_url", "campaign_id", "execute_now", "schedules", "extra", "wait_timeout",
+        "account_id", "messaging_platform_conn_id", "channels", "targets", "contact_list_ids", "targets_url",
+        "exclude_list_ids", "message", "audio_url", "campaign_id", "execute_now", "schedules", "extra", "wait_timeout",
     )  # fmt: skip
 
     def __init__(
@@ -150,7 +150,7 @@ class MessagingPlatformDeletePushVoiceCallOperator(MessagingPlatformBaseOperator
     """Stop a push voice call action and all its schedules; returns ``True``, or ``False`` if already gone."""
 
     operation = Operations.delete_push_voice_call
-    template_fields = ("account_id", "action_id")
+    template_fields = ("account_id", "messaging_platform_conn_id", "action_id")
 
     def __init__(self, *, action_id: Templated[int], missing_ok: bool = True, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -34,7 +34,7 @@ class MessagingPlatformScheduleSensor(MessagingPlatformBaseSensor):
     worker slot between pokes (transient-error counting then restarts at each poke).
     """
 
-    template_fields: Sequence[str] = ("account_id", "action_id", "schedule_id")
+    template_fields: Sequence[str] = ("account_id", "messaging_platform_conn_id", "action_id", "schedule_id")
     ui_color = "#e3f2fd"
 
     def __init__(
@@ -42,7 +42,7 @@ class MessagingPlatformScheduleSensor(MessagingPlatformBaseSensor):
         *,
         action_id: Templated[int],
         schedule_id: Templated[int],
-        messaging_platform_conn_id: str = DEFAULT_CONN_ID,
+        messaging_platform_conn_id: Templated[str] = DEFAULT_CONN_ID,
         account_id: Templated[int] | None = None,
         success_statuses: Iterable[str] | None = None,
         failure_statuses: Iterable[str] | None = None,
