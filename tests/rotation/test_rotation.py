@@ -233,7 +233,14 @@ def test_an_empty_or_unknown_target_is_refused_before_any_change(platform):
 
 def test_operator_template_fields_and_xcom_carry_no_secret():
     op = MessagingPlatformRotateApiKeyOperator(task_id="rotate", target_conn_id="c")
-    assert set(op.template_fields) == {"account_id", "target_conn_id", "airflow_api_conn_id", "key_label", "valid_to"}
+    assert set(op.template_fields) == {
+        "account_id",
+        "messaging_platform_conn_id",
+        "target_conn_id",
+        "airflow_api_conn_id",
+        "key_label",
+        "valid_to",
+    }
     with pytest.raises(ValueError):
         MessagingPlatformRotateApiKeyOperator(task_id="both", target_conn_id="c", target=InMemoryTarget())
 
