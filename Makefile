@@ -86,10 +86,10 @@ browser-test: venv
 system-test: venv postgres
 	$(BIN)/pytest -p no:randomly -p no:cacheprovider -m system tests/integration/system -s --tb=short
 
-# Every supported Airflow (3.0-3.3): the sdist and wheel pass `twine check`, then the whole suite runs in a fresh venv
-# per version holding the built wheel and that version's pins (requirements/); two versions run side by side, each
-# printing its outcome as it ends, and a table of the outcomes at the end. `make test-matrix MATRIX_VERSIONS="3.0 3.1"`
-# runs some of them.
+# Every supported Airflow (3.0-3.3) and the 3.4 preview (3.4.0b2): the sdist and wheel pass `twine check`, then the
+# whole suite runs in a fresh venv per version holding the built wheel and that version's pins (requirements/); two
+# versions run side by side, each printing its outcome as it ends, and a table of the outcomes at the end.
+# `make test-matrix MATRIX_VERSIONS="3.0 3.1"` runs some of them.
 MATRIX_VERSIONS ?=
 test-matrix: venv graphviz
 	$(BIN)/python scripts/airflow_matrix.py check-dist

@@ -1,14 +1,15 @@
 """
 The Airflow versions the provider claims, each with pinned constraints, a venv of its own and a run of the suite.
 
-    python scripts/airflow_matrix.py lock            # the pins of every version (commit them; `make lock`)
+    python scripts/airflow_matrix.py lock [3.4 ...]  # the pins of every version, or of those named (commit them)
     python scripts/airflow_matrix.py venv 3.1        # build/matrix/airflow-3.1: the built wheel, with its pins
     python scripts/airflow_matrix.py test 3.1 [pytest args]
     python scripts/airflow_matrix.py demo 3.1        # every example DAG against the emulator (`make demo`)
     python scripts/airflow_matrix.py check-dist      # build the sdist and wheel, `twine check --strict` them
     python scripts/airflow_matrix.py matrix [--update-docs] [--jobs 2] [3.0 ...]  # the suite on each: test-matrix
 
-The newest version's pins are ``requirements/constraints.txt``, the ones ``make test`` installs.
+The newest release's pins are ``requirements/constraints.txt``, the ones ``make test`` installs. A pre-release
+(a beta of the next Airflow) has a leg of its own in the matrix, as a preview, but never becomes the newest release.
 
 Constraints are made reproducibly: ``uv pip compile`` of ``setup.cfg`` (test extra) and ``apache-airflow==X``,
 with ``--exclude-newer`` set to the day after that Airflow release, so that what resolves is what a user who
@@ -35,13 +36,24 @@ VERSIONS = {
     "3.1": ("3.1.8", "2026-03-12"),
     "3.2": ("3.2.2", "2026-05-30"),
     "3.3": ("3.3.2", "2026-09-18"),
+    "3.4": ("3.4.0b2", "2026-10-21"),  # published 2026-10-20 20:17 UTC
 }
+#: the versions whose tested release is a pre-release: tested as a preview, never NEWEST. uv's default pre-release
+#: rule is enough for their pins: Airflow's own packages come as the betas pinned exactly (``==3.4.0b2``), every
+#: other library as a release (but those that publish only pre-releases), so no ``--prerelease allow``
+PRERELEASES = frozenset({"3.4"})
+#: the oldest Python each version's pins are resolved for: the provider's own floor (3.10) unless Airflow's is higher
+OLDEST_PYTHON = {"3.4": "3.11"}
 
 
 #: The order the matrix starts the versions in: the longest runs first (measured 2026-11-25, two side by side:
-#: 3.0 407 s, 3.3 394 s, 3.2 387 s, 3.1 363 s).
-SLOWEST_FIRST = ("3.0", "3.3", "3.2", "3.1")
-NEWEST = max(VERSIONS, key=lambda minor: tuple(int(part) for part in minor.split(".")))
+#: 3.0 407 s, 3.3 394 s, 3.2 387 s, 3.1 363 s). 3.4 runs every test 3.3 runs, so it starts first: with five
+#: versions on two cores one of them runs three, and those should be the shorter ones.
+SLOWEST_FIRST = ("3.4", "3.0", "3.3", "3.2", "3.1")
+#: the newest release (not pre-release): its pins are ``requirements/constraints.txt``
+NEWEST = max(
+    (minor for minor in VERSIONS if minor not in PRERELEASES), key=lambda minor: tuple(map(int, minor.split(".")))
+)
 
 #: what differs on each version, for the compatibility table (the capabilities are detected in ``version_compat.py``)
 DIFFERS = {
@@ -50,6 +62,8 @@ DIFFERS = {
     "3.1": "task state in a Variable per task instance; connection form from the hook; watcher without shared streams",
     "3.2": "task state in a Variable per task instance; watcher without shared streams",
     "3.3": "none: the reference version",
+    "3.4": "a preview (a beta): as 3.3, every capability found the same way; Python 3.11 or newer "
+    "(Airflow 3.4 drops 3.10)",
 }
 DOCS = REPO / "docs" / "compatibility.md"
 BEGIN, END = "<!-- matrix:begin -->", "<!-- matrix:end -->"
@@ -69,21 +83,23 @@ def run(*cmd: str | Path, cwd: Path = REPO) -> None:
     subprocess.run([str(c) for c in cmd], cwd=cwd, check=True)
 
 
-def lock() -> None:
-    """Pin every dependency for each version (run by hand after changing setup.cfg; commit the result)."""
-    for minor, (release, day) in VERSIONS.items():
+def lock(minors: list[str]) -> None:
+    """Pin every dependency for each version named (run by hand after changing setup.cfg; commit the result)."""
+    for minor in minors:
+        release, day = VERSIONS[minor]
         pin = MATRIX / f"apache-airflow-{minor}.in"
         pin.parent.mkdir(parents=True, exist_ok=True)
         pin.write_text(f"apache-airflow=={release}\n")
+        python = OLDEST_PYTHON.get(minor, "3.10")
         run(
-            UV, "pip", "compile", "--quiet", "--universal", "--python-version", "3.10",
+            UV, "pip", "compile", "--quiet", "--universal", "--python-version", python,
             "--exclude-newer", f"{day}T00:00:00Z", "--no-header",
             "setup.cfg", "--extra", "test", pin, "-o", constraints(minor),
         )  # fmt: skip
         text = constraints(minor).read_text().replace(str(pin.relative_to(REPO)), f"apache-airflow=={release}")
         header = (
             f"# Airflow {release}, as resolved on {day}: make lock (python scripts/airflow_matrix.py lock)\n"
-            f"# (uv pip compile --universal --python-version 3.10 --exclude-newer {day}T00:00:00Z\n"
+            f"# (uv pip compile --universal --python-version {python} --exclude-newer {day}T00:00:00Z\n"
             "#  setup.cfg --extra test)\n"
         )
         constraints(minor).write_text(header + text)
@@ -93,6 +109,10 @@ def wheel(minor: str) -> Path:
     """The wheel of this tree, built afresh (into a folder per version, so that versions can be built side by side)."""
     dist = MATRIX / "dist" / minor
     shutil.rmtree(dist, ignore_errors=True)
+    # setuptools stages the wheel's files in build/lib and keeps them between builds: a module since renamed or
+    # removed from src/ would still be packed (seen: an old compat.py beside version_compat.py).
+    for staging in [REPO / "build" / "lib", *(REPO / "build").glob("bdist.*")]:
+        shutil.rmtree(staging, ignore_errors=True)
     run(UV, "build", "--quiet", "--wheel", "--out-dir", dist)
     for leftover in (REPO / "src").glob("*.egg-info"):  # a second copy of the distribution beside the package
         shutil.rmtree(leftover, ignore_errors=True)
@@ -244,7 +264,11 @@ def main(argv: list[str]) -> int:
     if command == "matrix":
         return matrix(args)
     if command == "lock":
-        lock()
+        unknown = [minor for minor in args if minor not in VERSIONS]
+        if unknown:
+            print(f"unknown Airflow version {unknown[0]!r}: one of {', '.join(VERSIONS)}")
+            return 2
+        lock(args or list(VERSIONS))
         return 0
     if command == "check-dist":
         return check_dist()
