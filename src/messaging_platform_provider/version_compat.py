@@ -1,5 +1,6 @@
 """
-Everything that differs between the Airflow versions the provider supports (3.0, 3.1, 3.2 and 3.3), found out
+Everything that differs between the Airflow versions the provider supports (3.0, 3.1, 3.2 and 3.3; 3.4.0b2 is as
+3.3), found out
 here once, by feature rather than by version number. Every other module imports these names from here, but for
 the shared streams of event triggers: ``triggers/callback.py`` finds those out itself, because importing them loads
 ``airflow.triggers``, which a DAG file that imports the operators must not pay for.
@@ -13,15 +14,19 @@ What moved or appeared:
 | task exceptions in ``airflow.sdk.exceptions`` | ``airflow.exceptions`` | ``airflow.exceptions`` | yes | yes |
 | ``BaseHook.aget_connection`` | no (sync lookup in a thread) | yes | yes | yes |
 | ``amask_secret`` | no (``mask_secret``) | no | no | yes |
+| ``redact`` (in ``airflow.sdk``) | ``execution_time.secrets_masker`` | ``_shared.secrets_masker`` | same | same |
 | shared streams for event triggers (``triggers/callback.py``) | no | no | no | yes |
 | task state store (``context["task_state_store"]``) | no (a Variable: ``tasks/state.py``) | no | no | yes |
 | connection form from provider info (``conn-fields``) | no (the hook's form methods) | no | yes | yes |
 | a retry forgets the deferral's resume point | no (``resumed_by_earlier_try``) | yes | yes | yes |
+| retry policies (``retry_policy=`` on a task; ``tasks/retry_policy.py``) | no | no | no | yes |
+| ``BaseTrigger.on_kill`` (called by Airflow itself; ``triggers/schedule.py``) | never called | never | never | yes |
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from importlib.util import find_spec
 from typing import Any
 
 try:
@@ -40,6 +45,7 @@ try:
         AirflowFailException,
         AirflowNotFoundException,
         AirflowSensorTimeout,
+        AirflowTaskTimeout,
         TaskDeferred,
     )
 except ImportError:  # Airflow < 3.2
@@ -48,10 +54,16 @@ except ImportError:  # Airflow < 3.2
         AirflowFailException,
         AirflowNotFoundException,
         AirflowSensorTimeout,
+        AirflowTaskTimeout,
         TaskDeferred,
     )
 
 from airflow.sdk.log import mask_secret
+
+try:
+    from airflow.sdk._shared.secrets_masker import redact
+except ImportError:  # Airflow 3.0
+    from airflow.sdk.execution_time.secrets_masker import redact  # type: ignore[no-redef]
 
 try:
     from airflow.sdk.log import amask_secret
@@ -59,6 +71,9 @@ except ImportError:  # Airflow < 3.3: the synchronous call, which those versions
 
     async def amask_secret(secret: Any, name: str | None = None) -> None:  # type: ignore[misc]
         mask_secret(secret, name)
+
+
+HAVE_RETRY_POLICIES = find_spec("airflow.sdk.definitions.retry_policy") is not None
 
 
 async def aget_connection(conn_id: str) -> Any:
@@ -117,12 +132,15 @@ __all__ = [
     "AirflowFailException",
     "AirflowNotFoundException",
     "AirflowSensorTimeout",
+    "AirflowTaskTimeout",
     "BaseHook",
+    "HAVE_RETRY_POLICIES",
     "TaskDeferred",
     "aget_connection",
     "amask_secret",
     "conf",
     "connection_form_widgets",
     "mask_secret",
+    "redact",
     "ui_field_behaviour",
 ]

@@ -128,7 +128,8 @@ class AsyncMessagingPlatformClient:
             raise MessagingPlatformApiError(
                 method=prepared.method, path=prepared.path, status=None, reason=type(exc).__name__
             ) from exc
-        return decode(op, prepared, response.status_code, response.content, hidden=self.hidden)
+        retry_after = response.headers.get("Retry-After")
+        return decode(op, prepared, response.status_code, response.content, hidden=self.hidden, retry_after=retry_after)
 
     async def send(self, prepared: PreparedRequest) -> httpx.Response:
         """One try of a prepared request, its body read; a transport error is raised as httpx's."""

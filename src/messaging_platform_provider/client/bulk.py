@@ -167,9 +167,10 @@ class BulkRun:
                 maybe_done = maybe_done or status >= 500  # a server error may come after the platform acted
                 await self._sleep(delay)
                 continue
+            retry_after = response.headers.get("Retry-After")
             try:
                 return BulkOutcome(
-                    value=decode(op, prepared, status, response.content, attempt, hidden=self.client.hidden),
+                    value=decode(op, prepared, status, response.content, attempt, self.client.hidden, retry_after),
                     attempts=attempt,
                 )
             except MessagingPlatformApiError as exc:

@@ -168,4 +168,5 @@ class MessagingPlatformClient(ApiMethods):
                 self._sleep(delay)
                 continue
             log.debug("%s %s answered %s", prepared.method, prepared.path, status)
-            return decode(op, prepared, status, response.content, attempts=attempt, hidden=self.hidden)
+            retry_after = response.headers.get("Retry-After")
+            return decode(op, prepared, status, response.content, attempt, hidden=self.hidden, retry_after=retry_after)

@@ -135,7 +135,8 @@ class MessagingPlatformApiError(Exception):
     A call to the platform failed.
 
     Carries the HTTP ``status`` (``None`` when no response arrived), the ``method``, the ``path`` relative to
-    the base URL and the platform's error ``details``. Never carries credentials.
+    the base URL, the platform's error ``details`` and ``retry_after``, the seconds its ``Retry-After`` header asked
+    for (``None`` without one). Never carries credentials.
     """
 
     def __init__(
@@ -147,6 +148,7 @@ class MessagingPlatformApiError(Exception):
         details: Iterable[ErrorDetail] = (),
         reason: str = "",
         attempts: int = 1,
+        retry_after: float | None = None,
     ) -> None:
         self.method = method
         self.path = path
@@ -154,6 +156,7 @@ class MessagingPlatformApiError(Exception):
         self.details = list(details)
         self.reason = reason
         self.attempts = attempts
+        self.retry_after = retry_after
         super().__init__(self._describe())
 
     def _describe(self) -> str:

@@ -17,6 +17,7 @@ from messaging_platform_provider.client.errors import (
     parse_error_details,
 )
 from messaging_platform_provider.client.operations import Operation
+from messaging_platform_provider.client.retry import parse_retry_after
 from messaging_platform_provider.client.values import shown_value
 
 API_ROOT = "/api/v2.1"
@@ -203,10 +204,11 @@ def decode(
     content: bytes,
     attempts: int = 1,
     hidden: Iterable[str] = (),
+    retry_after: str | None = None,
 ) -> Any:
     """
     Return the decoded answer of a 2xx response; raise ``MessagingPlatformApiError`` for anything else, its details
-    without any of ``hidden`` (the client's ``errors.secret_forms``).
+    without any of ``hidden`` (the client's ``errors.secret_forms``) and with the answer's ``Retry-After`` header.
     """
     if status >= 300:
         raise MessagingPlatformApiError(
@@ -215,6 +217,7 @@ def decode(
             status=status,
             details=parse_error_details(content, hidden),
             attempts=attempts,
+            retry_after=parse_retry_after(retry_after),
         )
     if status == 204 or not content.strip():
         return [] if op.returns == "list" else None

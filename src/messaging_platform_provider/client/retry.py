@@ -30,7 +30,7 @@ def parse_retry_after(value: str | None, now: datetime | None = None) -> float |
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
+    if value.isascii() and value.isdigit():  # not "²", which isdigit() accepts and float() refuses
         return float(value)
     try:
         when = parsedate_to_datetime(value)
