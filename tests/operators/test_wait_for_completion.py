@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import time
+from datetime import timedelta
 from types import SimpleNamespace
 from typing import Any
 
@@ -27,7 +28,8 @@ from messaging_platform_provider.version_compat import (
     AirflowSensorTimeout,
     TaskDeferred,
 )
-from tests.support.operator_context import task_context
+from messaging_platform_provider.waiting.deadline import DEFERRAL_BACKSTOP
+from tests.support.operator_context import TaskInstanceStandIn, task_context
 from tests.support.platform import module_platform
 from tests.support.waiting import ONE_TIME, PARKED, Lifecycle, run_dag
 
@@ -205,7 +207,8 @@ def test_deferred_create_schedule_resumes_with_the_schedule_as_last_read(platfor
     result, deferred = _resume_like_the_triggerer(op, task_context(op))
     assert result["ProcessStatus"] == "Completed" and result["ActionId"] == 5001
     assert deferred.method_name == "execute_complete"
-    assert deferred.timeout is not None and deferred.timeout.total_seconds() == 20
+    assert deferred.timeout is not None  # Airflow's timeout: the backstop after the trigger's own deadline
+    assert timedelta(seconds=19) + DEFERRAL_BACKSTOP <= deferred.timeout <= timedelta(seconds=20) + DEFERRAL_BACKSTOP
     assert len(posts(platform.control.requests(), SCHEDULES_5001)) == 1
 
 
@@ -241,7 +244,7 @@ def test_a_retry_resumed_with_an_earlier_tries_event_adopts_the_call_and_waits_a
     with pytest.raises(TaskDeferred) as first:
         op.execute(context)
     stale = {"outcome": "failure", "message": "try 1 failed", "schedules": {}, "try_number": 1}
-    retry = {**context, "ti": SimpleNamespace(**{**vars(context["ti"]), "try_number": 2})}
+    retry = {**context, "ti": TaskInstanceStandIn(**{**vars(context["ti"]), "try_number": 2})}
     with pytest.raises(TaskDeferred) as again:
         op.resume_execution("execute_complete", {**(first.value.kwargs or {}), "event": stale}, retry)
     assert again.value.trigger.action_id == first.value.trigger.action_id  # adopted, not created again
@@ -333,3 +336,15 @@ def test_the_variable_backed_task_state_outlives_a_failed_try_and_is_cleared(emu
     assert outcome.tries["remember"] == ("success", 2)
     assert outcome.xcoms["remember"] == {"earlier": [1], "after_clear": None}
     assert outcome.new_task_state_variables == set()
+
+
+def test_a_deferring_create_and_wait_pushes_its_ids_before_it_defers(platform):
+    """What the web app link (``operators/links.py``) reads while the task is deferred."""
+    platform.control.set_schedule_behaviour(**DEFERRED)
+    op = voice_call_op(deferrable=True, schedules=[ONE_TIME])
+    context = task_context(op)
+    with pytest.raises(TaskDeferred):
+        op.execute(context)
+    pushed = context["ti"].pushed
+    assert str(pushed["Id"]) == op.started.action_id
+    assert pushed["ScheduleId"] == pushed["ScheduleIds"][0]

@@ -223,6 +223,7 @@ def test_a_trigger_rebuilt_from_serialize_mid_wait_finishes_it_with_the_same_dea
             "poll_interval": 0.05,
             "deadline": written,
             "try_number": None,
+            "started_work": None,
         },
     )
     assert datetime.fromisoformat(rebuilt.deadline) == deadline  # the same absolute instant, not restarted
@@ -256,6 +257,7 @@ def test_serialize_gives_every_argument_as_given_and_a_rebuilt_trigger_decides_a
         poll_interval=3,
         deadline="2026-12-01T09:00:00+00:00",
         try_number=2,
+        started_work={"action_id": "5002", "schedule_ids": ["7002"]},
     )
     expected = {
         "conn_id": "mp_other",
@@ -268,6 +270,7 @@ def test_serialize_gives_every_argument_as_given_and_a_rebuilt_trigger_decides_a
         "poll_interval": 3.0,
         "deadline": "2026-12-01T09:00:00+00:00",
         "try_number": 2,
+        "started_work": {"action_id": "5002", "schedule_ids": ["7002"]},
     }
     assert given.serialize() == (SCHEDULE_TRIGGER, expected)
     rebuilt = stored_and_rebuilt(given)
@@ -288,6 +291,7 @@ def test_serialize_of_a_trigger_given_only_what_it_needs_writes_out_the_defaults
         "poll_interval": 10.0,
         "deadline": None,
         "try_number": None,
+        "started_work": None,
     }
     assert given.serialize() == (SCHEDULE_TRIGGER, expected)
     assert stored_and_rebuilt(given).serialize() == (SCHEDULE_TRIGGER, expected)

@@ -23,6 +23,7 @@ from messaging_platform_provider.operators import (
 )
 from messaging_platform_provider.version_compat import AirflowException, TaskDeferred
 from messaging_platform_provider.waiting import deadline as deadline_module, sync_loop
+from messaging_platform_provider.waiting.deadline import DEFERRAL_BACKSTOP
 from messaging_platform_provider.waiting.decision import Outcome, WaitRules, Watch
 from tests.support.operator_context import task_context
 from tests.support.waiting import ONE_TIME, PARKED, SOON, first_event
@@ -107,10 +108,12 @@ def test_the_triggerer_waits_with_the_tasks_own_settings(platform):
     deferred = deferral(op, task_context(op))
     after = datetime.now(timezone.utc)
     _, stored = deferred.trigger.serialize()
-    # the deadline is fixed when the wait starts, wait_timeout from then, and Airflow's own timeout is the same span
+    # the deadline is fixed when the wait starts, wait_timeout from then; Airflow's own timeout is the backstop, a
+    # while after it, so that the trigger's event (not Airflow's timeout) ends the wait
     deadline = datetime.fromisoformat(stored.pop("deadline"))
     assert before + timedelta(seconds=45) <= deadline <= after + timedelta(seconds=45)
-    assert deferred.timeout == timedelta(seconds=45)
+    assert deferred.timeout is not None
+    assert timedelta(seconds=44) + DEFERRAL_BACKSTOP <= deferred.timeout <= timedelta(seconds=45) + DEFERRAL_BACKSTOP
     schedule_ids = stored.pop("schedule_ids")
     assert len(schedule_ids) == 1 and schedule_ids[0].isdigit()
     assert stored == {
@@ -122,6 +125,7 @@ def test_the_triggerer_waits_with_the_tasks_own_settings(platform):
         "max_transient_errors": 2,
         "poll_interval": 0.25,
         "try_number": 1,
+        "started_work": {"action_id": "5001", "schedule_ids": schedule_ids},  # what on_kill stops: the schedule
     }
 
 

@@ -7,14 +7,20 @@ Kept light for DAG parsing: the triggers are imported when a task runs.
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from airflow.sdk import BaseSensorOperator, PokeReturnValue
 
 from messaging_platform_provider.tasks.errors import failing_fast
-from messaging_platform_provider.waiting.deadline import deadline_after
-from messaging_platform_provider.waiting.outcome import default_deferrable, resumed_by_earlier_try, try_number
+from messaging_platform_provider.waiting.deadline import deadline_after, deferral_timeout, earliest
+from messaging_platform_provider.waiting.outcome import (
+    default_deferrable,
+    execution_deadline,
+    execution_time_passed,
+    execution_timeout_error,
+    resumed_by_earlier_try,
+    try_number,
+)
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -27,7 +33,8 @@ class MessagingPlatformBaseSensor(BaseSensorOperator):
 
     :param deferrable: wait in the triggerer (default ``[operators] default_deferrable``) after one poke in the
         worker that found the wait not over; the sensor's ``timeout`` then becomes an absolute UTC deadline fixed
-        when the wait starts.
+        when the wait starts. The trigger also watches the try's ``execution_timeout``, which Airflow does not time
+        while a task is deferred: past it, the task fails with ``AirflowTaskTimeout`` as in a worker.
     """
 
     def __init__(self, *, deferrable: bool | None = None, **kwargs: Any) -> None:
@@ -45,15 +52,13 @@ class MessagingPlatformBaseSensor(BaseSensorOperator):
             done = self.poke(context)
         if done:
             return done.xcom_value if isinstance(done, PokeReturnValue) else None
+        deadline = earliest(deadline_after(float(self.timeout)), execution_deadline(context, self.execution_timeout))
         self.defer(
             trigger=self.make_trigger(
-                context,
-                poll_interval=float(self.poke_interval),
-                deadline=deadline_after(float(self.timeout)),
-                try_number=try_number(context),
+                context, poll_interval=float(self.poke_interval), deadline=deadline, try_number=try_number(context)
             ),
             method_name="execute_complete",
-            timeout=timedelta(seconds=float(self.timeout)),
+            timeout=deferral_timeout(deadline),
         )
 
     def make_trigger(
@@ -65,6 +70,9 @@ class MessagingPlatformBaseSensor(BaseSensorOperator):
     def execute_complete(self, context: Context, event: dict[str, Any]) -> Any:
         if resumed_by_earlier_try(context, event, self.log):
             return self.execute(context)
+        if isinstance(event, dict) and event.get("outcome") == "timeout":
+            if execution_time_passed(context, self.execution_timeout):
+                raise execution_timeout_error(self.execution_timeout)
         with failing_fast():
             return self.result_from_event(event)
 

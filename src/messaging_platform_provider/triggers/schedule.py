@@ -25,11 +25,14 @@ class MessagingPlatformScheduleTrigger(BaseTrigger):
     """
     Poll schedules of one action until their ProcessStatus is terminal, without blocking the event loop.
 
-    :param conn_id: ``messaging_platform`` connection; triggers of one connection share one HTTP pool.
+    :param conn_id: ``messagingplatform`` connection; triggers of one connection share one HTTP pool.
     :param action_id: the action the schedules belong to.
     :param schedule_ids: the schedules to wait on; the wait succeeds when all succeeded, fails on the first failure.
     :param deadline: absolute UTC instant (ISO text) after which the trigger reports ``timeout``; ``None``: no limit.
     :param try_number: the task try that deferred, repeated in the event (see ``resumed_by_earlier_try``).
+    :param started_work: what the deferred task created (``tasks.started_work.StartedWork.to_kwargs``), which
+        ``on_kill`` stops; repeated in the event, for a task that resumes past its ``execution_timeout``. ``None``:
+        nothing to stop (a sensor's wait, or ``stop_on_kill=False``).
     """
 
     def __init__(
@@ -45,6 +48,7 @@ class MessagingPlatformScheduleTrigger(BaseTrigger):
         poll_interval: float = 10.0,
         deadline: str | None = None,
         try_number: int | None = None,
+        started_work: dict[str, Any] | None = None,
     ) -> None:
         super().__init__()
         self.conn_id = conn_id
@@ -55,6 +59,7 @@ class MessagingPlatformScheduleTrigger(BaseTrigger):
         self.poll_interval = float(poll_interval)
         self.deadline = deadline
         self.try_number = try_number
+        self.started_work = started_work
 
     def serialize(self) -> tuple[str, dict[str, Any]]:
         return (
@@ -68,6 +73,7 @@ class MessagingPlatformScheduleTrigger(BaseTrigger):
                 "poll_interval": self.poll_interval,
                 "deadline": self.deadline,
                 "try_number": self.try_number,
+                "started_work": self.started_work,
             },
         )
 
@@ -89,4 +95,25 @@ class MessagingPlatformScheduleTrigger(BaseTrigger):
                 deadline=self.deadline,
                 log=self.log,
             )
-            yield TriggerEvent({**watch.payload(final), "try_number": self.try_number})
+            event = {**watch.payload(final), "try_number": self.try_number, "started_work": self.started_work}
+            yield TriggerEvent(event)
+
+    async def on_kill(self) -> None:
+        """
+        Airflow 3.3+ calls this when a user marks the deferred task failed or success, or clears it: stop what the
+        task created (``started_work``) and nothing else. Not when the task still waits on this trigger: Airflow
+        3.3 also calls it on a triggerer that lost a trigger to another one (apache/airflow#73454), where the task
+        goes on waiting and its platform work must go on too.
+        """
+        if self.started_work is None:
+            return
+        from messaging_platform_provider.tasks.started_work import StartedWork, astop
+        from messaging_platform_provider.triggers.pool import shared_hook
+        from messaging_platform_provider.triggers.task_state import still_deferred
+
+        work = StartedWork.from_kwargs(self.started_work)
+        if await still_deferred(getattr(self, "task_instance", None)):
+            self.log.warning("Not stopping %s: the task is still deferred (its trigger moved elsewhere).", work)
+            return
+        async with shared_hook(self.conn_id) as hook:
+            await astop(hook, work, self.account_id, self.log)

@@ -18,6 +18,7 @@ from messaging_platform_provider.waiting.defaults import DEFAULT_MAX_TRANSIENT_E
 if TYPE_CHECKING:
     from airflow.sdk import Context
 
+    from messaging_platform_provider.tasks.started_work import StartedWork
     from messaging_platform_provider.tasks.templated import Templated
 
 
@@ -36,10 +37,17 @@ class WaitForSchedulesMixin:
     :param success_statuses: statuses that end the wait successfully (default Completed).
     :param failure_statuses: statuses that fail the task (default Failed, Aborted).
     :param max_transient_errors: transient errors in a row tolerated while waiting.
+    :param stop_on_kill: when Airflow kills the task (marked failed or success, cleared, its ``execution_timeout``
+        passed), stop what this task instance created: the push voice call action, or the schedule added to an
+        action. In the worker this is ``on_kill``; while the task is deferred, the trigger's ``on_kill`` (Airflow
+        3.3+) and the execution deadline it watches. ``False`` leaves the platform work running.
+
+    Each operator sets ``self.started`` (``tasks.started_work.StartedWork``) right after its create returns.
     """
 
     messaging_platform_conn_id: str
     account: int | None
+    execution_timeout: timedelta | None
 
     def __init__(
         self,
@@ -51,6 +59,7 @@ class WaitForSchedulesMixin:
         success_statuses: Iterable[str] | None = None,
         failure_statuses: Iterable[str] | None = None,
         max_transient_errors: int = DEFAULT_MAX_TRANSIENT_ERRORS,
+        stop_on_kill: bool = True,
         **kwargs: Any,
     ) -> None:
         from messaging_platform_provider.waiting.decision import WaitRules
@@ -62,6 +71,8 @@ class WaitForSchedulesMixin:
         self.poll_interval = poll_interval
         self.wait_timeout = wait_timeout
         self.wait_rules = WaitRules.build(success_statuses, failure_statuses, max_transient_errors)
+        self.stop_on_kill = stop_on_kill
+        self.started: StartedWork | None = None
 
     def check_literal_values(self) -> None:
         super().check_literal_values()  # type: ignore[misc]
@@ -91,8 +102,7 @@ class WaitForSchedulesMixin:
             return result
         from messaging_platform_provider.waiting.deadline import deadline_after
 
-        seconds = self.wait_seconds()
-        deadline = deadline_after(seconds)
+        deadline = deadline_after(self.wait_seconds())
         from messaging_platform_provider.waiting.decision import Watch
         from messaging_platform_provider.waiting.outcome import conclude, try_number
         from messaging_platform_provider.waiting.sync_loop import poll_round, polling_hook, wait_until_done
@@ -110,7 +120,14 @@ class WaitForSchedulesMixin:
         if verdict is not None:
             return self.with_final(result, conclude(watch.payload(verdict)))
         from messaging_platform_provider.triggers.schedule import MessagingPlatformScheduleTrigger
+        from messaging_platform_provider.waiting.deadline import deferral_timeout, earliest
+        from messaging_platform_provider.waiting.outcome import execution_deadline
 
+        # The trigger watches the wait's deadline and the try's execution_timeout, whichever comes first.
+        deadline = earliest(deadline, execution_deadline(context, self.execution_timeout))
+        stopped = self.started if self.stop_on_kill else None  # what the trigger's on_kill stops
+        # The ids now, not only when the wait ends: the link to the web app shows while the task is deferred.
+        self.push_ids(context, result)  # type: ignore[attr-defined]
         self.defer(  # type: ignore[attr-defined]
             trigger=MessagingPlatformScheduleTrigger(
                 conn_id=self.messaging_platform_conn_id,
@@ -121,21 +138,59 @@ class WaitForSchedulesMixin:
                 poll_interval=self.poll_interval,
                 deadline=deadline,
                 try_number=try_number(context),
+                started_work=stopped.to_kwargs() if stopped is not None else None,
             ),
             method_name="execute_complete",
             kwargs={"result": result},
-            timeout=timedelta(seconds=seconds) if seconds else None,
+            timeout=deferral_timeout(deadline),
         )
+
+    def on_kill(self) -> None:
+        """
+        Airflow kills the running task: stop what it created (``stop_on_kill``). With a hook of its own: Airflow
+        calls this from a signal handler, perhaps while ``execute`` is in the middle of a request on ``self.hook``.
+        """
+        if self.started is None:
+            return
+        from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+
+        self.stop_started(MessagingPlatformHook(self.messaging_platform_conn_id), self.started)
+
+    def stop_started(self, hook: Any, work: StartedWork) -> None:
+        """Stop ``work``, what this task instance created, unless ``stop_on_kill=False``."""
+        if not self.stop_on_kill:
+            return
+        from messaging_platform_provider.tasks.started_work import stop
+
+        stop(hook, work, self.account, self.log)  # type: ignore[attr-defined]
 
     def execute_complete(self, context: Context, event: dict[str, Any], result: Any = None) -> Any:
         from messaging_platform_provider.waiting.outcome import conclude, resumed_by_earlier_try
 
         if resumed_by_earlier_try(context, event, self.log):  # type: ignore[attr-defined]
             return self.execute(context)  # type: ignore[attr-defined]
+        if isinstance(event, dict) and event.get("outcome") == "timeout":
+            self.check_execution_time(context, event)
         schedules = conclude(event)
         if result is None:  # resumed without the deferral's kwargs (``dag.test()`` passes the event alone)
             result = self.recover_result(event, schedules)
         return self.push_ids(context, self.with_final(result, schedules))  # type: ignore[attr-defined]
+
+    def check_execution_time(self, context: Context, event: dict[str, Any]) -> None:
+        """
+        After the trigger's timeout: when it was the try's ``execution_timeout`` (not ``wait_timeout``), stop what
+        the task started (``stop_on_kill``, as Airflow's ``on_kill`` does in a worker) and raise
+        ``AirflowTaskTimeout``.
+        """
+        from messaging_platform_provider.waiting.outcome import execution_time_passed, execution_timeout_error
+
+        if not execution_time_passed(context, self.execution_timeout):
+            return
+        if event.get("started_work"):
+            from messaging_platform_provider.tasks.started_work import StartedWork
+
+            self.stop_started(self.hook, StartedWork.from_kwargs(event["started_work"]))  # type: ignore[attr-defined]
+        raise execution_timeout_error(self.execution_timeout)
 
     def with_final(self, result: Any, schedules: dict[str, Any]) -> Any:
         """The XCom after a successful wait; each operator shapes it."""

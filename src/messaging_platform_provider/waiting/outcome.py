@@ -7,14 +7,17 @@ one shape, so both paths end the task alike). Needs Airflow, unlike ``decision``
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from messaging_platform_provider.version_compat import (
     AirflowException,
     AirflowFailException,
     AirflowSensorTimeout,
+    AirflowTaskTimeout,
     conf,
 )
+from messaging_platform_provider.waiting.deadline import deadline_after, seconds_left
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -48,6 +51,30 @@ def default_deferrable() -> bool:
 def try_number(context: Context) -> int:
     """The running try, stamped into every trigger so its event says which try deferred."""
     return int(context["ti"].try_number)
+
+
+def execution_deadline(context: Context, execution_timeout: timedelta | None) -> str | None:
+    """
+    When the try's ``execution_timeout`` runs out: the try's start plus the timeout, as UTC ISO text (``None``: no
+    ``execution_timeout``). Airflow keeps a try's start across its deferrals, so a resumed task finds the same
+    instant. A deferred task is never timed by Airflow's ``execution_timeout`` (it times only the worker's share), so
+    the deferrable paths hand this deadline to their trigger and check it when they resume
+    (``execution_time_passed``).
+    """
+    if execution_timeout is None:
+        return None
+    return deadline_after(execution_timeout.total_seconds(), context["ti"].start_date)
+
+
+def execution_time_passed(context: Context, execution_timeout: timedelta | None) -> bool:
+    """Whether the try's ``execution_timeout`` has run out (checked by a deferred task when it resumes)."""
+    left = seconds_left(execution_deadline(context, execution_timeout))
+    return left is not None and left <= 0
+
+
+def execution_timeout_error(execution_timeout: timedelta | None) -> AirflowTaskTimeout:
+    """What a deferred task raises once its ``execution_timeout`` passed: the error Airflow raises in a worker."""
+    return AirflowTaskTimeout(f"execution_timeout ({execution_timeout}) passed while the task was deferred")
 
 
 def resumed_by_earlier_try(context: Context, event: Mapping[str, Any], log: Any) -> bool:

@@ -1,7 +1,7 @@
 """
 The system test's scenarios, run against one deployment in the order they are defined here. A scenario is a
 function taking the ``Deployment`` and returning its figures (one short line for the table); it fails by raising.
-``@scenario("N title")`` is its whole registration (N: its number, also the pytest id). Scenarios 7 and 8 look at
+``@scenario("N title")`` is its whole registration (N: its number, also the pytest id). Scenarios 8, 9 and 10 look at
 everything that ran before them: keep them last. A scenario that changes the emulator's behaviour (faults,
 schedule behaviour) puts it back in a ``finally``.
 """
@@ -288,7 +288,7 @@ def deferred_wait_survives_triggerer_kill(d: Deployment) -> str:
     )
 
 
-@scenario("7 no secret in any log, the metadata DB or the callback store")
+@scenario("8 no secret in any log, the metadata DB or the callback store")
 def no_secret_leaks(d: Deployment) -> str:
     secrets = known_secrets(d)
     assert d.pg is not None
@@ -308,7 +308,7 @@ def no_secret_leaks(d: Deployment) -> str:
     return figures + ": none found"
 
 
-@scenario("8 the triggerer's event loop is never blocked by our triggers")
+@scenario("9 the triggerer's event loop is never blocked by our triggers")
 def triggerer_never_blocked(d: Deployment) -> str:
     """No "blocked" warning at the deployment's threshold (``BLOCKED_THRESHOLD_SECONDS``), generous for load."""
     log: Path = d.components["triggerer"].log
