@@ -27,10 +27,10 @@ import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 import psutil
 
+from messaging_platform_emulator.connection import uri_extras
 from messaging_platform_emulator.control_client import EmulatorControl
 from messaging_platform_emulator.process import spawn as spawn_emulator, stop as stop_emulator
 from messaging_platform_provider.client.operations import Operations
@@ -271,7 +271,7 @@ def main() -> int:
     proc, uri = spawn_emulator(folder)  # a failed start stops the emulator itself
     try:
         os.environ[CONN_ENV] = uri
-        root = parse_qs(urlsplit(uri).query)["base_url"][0].removesuffix("/api/v2.1")
+        root = uri_extras(uri)["base_url"].removesuffix("/api/v2.1")
         with EmulatorControl(root) as control:
             control.set_conditions(latency=args.latency, rate_limit=args.rate_limit)
             ok = deletes(control, args)

@@ -36,13 +36,15 @@ import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import unquote, urlsplit
 
 import requests
 
+from messaging_platform_emulator.connection import uri_extras
 from messaging_platform_emulator.control_client import EmulatorControl
 from messaging_platform_emulator.prefixes import CONTROL_PREFIX
 from messaging_platform_emulator.process import spawn as spawn_emulator, stop as stop_emulator
+from messaging_platform_provider.hooks.names import CONN_TYPE
 
 #: A turn of the event loop that waited this long means something blocked it (a loaded machine alone stays below).
 TARGET_STALL_S = 1.0
@@ -128,10 +130,10 @@ def main() -> int:
     proc, uri = spawn_emulator(folder)  # a failed start stops the emulator itself
     try:
         parts = urlsplit(uri)
-        extra = {k: v[0] for k, v in parse_qs(parts.query).items()}
+        extra = uri_extras(uri)  # account_id a number: a text one makes Airflow's masker warn
         login, password = unquote(parts.username or ""), unquote(parts.password or "")
         os.environ["AIRFLOW_CONN_MESSAGING_PLATFORM_DEFAULT"] = json.dumps(
-            {"conn_type": "messaging_platform", "login": login, "password": password, "extra": extra}
+            {"conn_type": CONN_TYPE, "login": login, "password": password, "extra": extra}
         )
         # What a running triggerer has loaded already: imported now, so that no import is timed on the loop.
         import messaging_platform_provider.triggers.schedule  # noqa: F401

@@ -19,11 +19,13 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import unquote, urlsplit
 
 import requests
 
+from messaging_platform_emulator.connection import uri_extras
 from messaging_platform_emulator.process import spawn as spawn_emulator, stop as stop_emulator
+from messaging_platform_provider.hooks.names import CONN_TYPE
 
 #: The hook keeps at least this share of a bare ``requests.Session``'s rate; the exit status is 1 below it.
 TARGET_RATIO = 0.85
@@ -39,10 +41,10 @@ def main() -> int:
     emulator, uri = spawn_emulator(folder)
     try:
         parts = urlsplit(uri)
-        extra = {k: v[0] for k, v in parse_qs(parts.query).items()}
+        extra = uri_extras(uri)  # account_id a number: a text one makes Airflow's masker warn
         key, secret = unquote(parts.username or ""), unquote(parts.password or "")
         os.environ["AIRFLOW_CONN_MESSAGING_PLATFORM_DEFAULT"] = json.dumps(
-            {"conn_type": "messaging_platform", "login": key, "password": secret, "extra": extra}
+            {"conn_type": CONN_TYPE, "login": key, "password": secret, "extra": extra}
         )
         from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
 

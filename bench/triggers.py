@@ -50,13 +50,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import unquote, urlsplit
 
 import psutil
 import requests
 
+from messaging_platform_emulator.connection import uri_extras
 from messaging_platform_emulator.control_client import EmulatorControl
 from messaging_platform_emulator.process import spawn as spawn_emulator, stop as stop_emulator
+from messaging_platform_provider.hooks.names import CONN_TYPE
 
 CONN_ID = "messaging_platform_default"
 ACTION_ID = 5001
@@ -82,7 +84,7 @@ class Emulator:
 
     def __init__(self, uri: str) -> None:
         parts = urlsplit(uri)
-        self.extra = {k: v[0] for k, v in parse_qs(parts.query).items()}
+        self.extra = uri_extras(uri)  # account_id a number: a text one makes Airflow's masker warn
         self.key, self.secret = unquote(parts.username or ""), unquote(parts.password or "")
         self.base_url = self.extra["base_url"]
         self.account = int(self.extra["account_id"])
@@ -91,9 +93,7 @@ class Emulator:
         self.api_http.auth = (self.key, self.secret)
 
     def airflow_connection(self) -> str:
-        return json.dumps(
-            {"conn_type": "messaging_platform", "login": self.key, "password": self.secret, "extra": self.extra}
-        )
+        return json.dumps({"conn_type": CONN_TYPE, "login": self.key, "password": self.secret, "extra": self.extra})
 
 
 @dataclass

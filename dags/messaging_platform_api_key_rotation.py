@@ -12,7 +12,7 @@ Connections:
 
 - ``messaging_platform_default``: manages the keys (list, create, revoke) and gives the base URL and account.
   It may also be the rotated connection itself (leave out ``target_conn_id``).
-- ``messaging_platform_rotated``: type ``messaging_platform``, the connection whose key (login) and secret (password)
+- ``messaging_platform_rotated``: type ``messagingplatform``, the connection whose key (login) and secret (password)
   are rotated. It must live in the metadata database (UI, CLI or REST API): an ``AIRFLOW_CONN_`` variable or a
   secrets backend would shadow what the rotation writes (the rotation checks before it makes a key, and fails).
 - ``airflow_api_default``: Airflow's REST API. Host: the API server's URL (``http://localhost:8080``); login and

@@ -24,8 +24,9 @@ import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import unquote, urlsplit
 
+from messaging_platform_emulator.connection import uri_extras
 from messaging_platform_emulator.control_client import EmulatorControl
 from messaging_platform_emulator.process import spawn as spawn_emulator, stop as stop_emulator
 
@@ -38,7 +39,12 @@ DEMO_CALL_TO = "+15550100000"  # the phone number of the emulator's first seeded
 # No receiver runs in the demo: the emulator POSTs to a Keyword callback record's URL only when a keyword is texted.
 DEMO_RECEIVER = "https://receiver.example.com/messaging-platform/keyword"
 # The keyword-callbacks example is started by asset events, which carry no params: its long code is a Variable.
-VARIABLES = {"messaging_platform_welcome_long_code": DEMO_LONG_CODE}
+# The on-call alert's notifier reads whom to call, and from where, from Variables when a task fails.
+VARIABLES = {
+    "messaging_platform_welcome_long_code": DEMO_LONG_CODE,
+    "messaging_platform_on_call_long_code": DEMO_LONG_CODE,
+    "messaging_platform_on_call_phone": DEMO_CALL_TO,
+}
 
 
 def dag_params(seed: dict[str, Any], home: Path) -> dict[str, dict[str, Any]]:
@@ -124,7 +130,7 @@ def main() -> int:
             "AIRFLOW_CONN_MESSAGING_PLATFORM_DEFAULT": uri,
             **{f"AIRFLOW_VAR_{name.upper()}": value for name, value in VARIABLES.items()},
         }
-        root = parse_qs(urlsplit(uri).query)["base_url"][0].removesuffix("/api/v2.1")
+        root = uri_extras(uri)["base_url"].removesuffix("/api/v2.1")
         control = EmulatorControl(root)
         params = dag_params(control.seed(), home)
         print("Params from the emulator's seed (GET /_emulator/seed), passed with `airflow dags test <dag id> --conf`:")

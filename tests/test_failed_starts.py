@@ -19,6 +19,7 @@ import pytest
 
 from messaging_platform_emulator import process as emulator_process
 from messaging_platform_emulator.airflow_api import FERNET_KEY_ENV, AirflowApiServer, serving_airflow_api
+from messaging_platform_emulator.connection import connection_uri
 from tests.support.airflow_api_harness import start_for_rotation_example
 from tests.support.postgres_server import PostgresServer
 
@@ -83,7 +84,7 @@ def test_serving_an_api_server_that_fails_to_start_stops_it_and_puts_the_fernet_
 def test_a_failed_start_of_the_rotation_examples_api_server_leaves_no_server_running(tmp_path):
     """``make demo`` failed with "did not answer within 90 s" and left the API server running for an hour."""
     env, value = marked_env()
-    unused = "messaging-platform://key:secret@/?base_url=http://127.0.0.1:9/api/v2.1&account_id=1001"
+    unused = connection_uri("http://127.0.0.1:9/api/v2.1", "key", "secret", 1001)
     with pytest.raises(RuntimeError, match="did not answer within 0 s"):
         start_for_rotation_example(tmp_path, env, unused, ready_timeout=0)
     assert live_processes(value) == []

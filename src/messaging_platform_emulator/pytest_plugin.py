@@ -66,6 +66,7 @@ from typing import Any
 import pytest
 
 from .airflow_api import AIRFLOW_API_CONN_ENV, AirflowApiServer, serving_airflow_api
+from .connection import CONN_TYPE
 from .control_client import EmulatorControl
 from .server import EmulatorServer
 from .services.accounts import Seed
@@ -149,7 +150,7 @@ class MessagingPlatform:
         extra: dict[str, Any] = {"base_url": self.base_url, "account_id": self.seed.account_id}
         extra.update(overrides.pop("extra", {}))
         conn: dict[str, Any] = {
-            "conn_type": "messaging_platform",
+            "conn_type": CONN_TYPE,
             "login": self.seed.api_key,
             "password": self.seed.api_secret,
             "extra": extra,

@@ -56,7 +56,7 @@ def camel_platform(monkeypatch) -> Iterator[str]:
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     base_url = f"http://127.0.0.1:{server.server_address[1]}/api/v2.1"
-    conn = {"conn_type": "messaging_platform", "login": "key", "password": "secret-of-key", "extra": {}}
+    conn = {"conn_type": "messagingplatform", "login": "key", "password": "secret-of-key", "extra": {}}
     conn["extra"] = {"base_url": base_url, "account_id": 1001}
     monkeypatch.setenv("AIRFLOW_CONN_MESSAGING_PLATFORM_DEFAULT", json.dumps(conn))
     yield base_url

@@ -111,7 +111,7 @@ def test_secret_forms_cover_both_encodings_of_a_non_ascii_pair():
 def _connection(monkeypatch: pytest.MonkeyPatch, conn_id: str, secret: str) -> str:
     """A connection with a secret of its own: the masker is the process's, so no other test can have masked it."""
     conn = {
-        "conn_type": "messaging_platform",
+        "conn_type": "messagingplatform",
         "login": KEY,
         "password": secret,
         "extra": {"base_url": "https://platform.example.com/api/v2.1", "account_id": 1001},
@@ -138,7 +138,7 @@ def test_the_async_hook_registers_the_base64_credential_with_the_masker(monkeypa
 
 def test_call_many_scrubs_an_echoed_credential(echo_url, monkeypatch):
     conn = {
-        "conn_type": "messaging_platform",
+        "conn_type": "messagingplatform",
         "login": KEY,
         "password": SECRET,
         "extra": {"base_url": echo_url, "account_id": 1001},

@@ -46,7 +46,7 @@ def campaigns(conn):
 def test_the_connection_points_at_the_emulator_and_the_test_leaves_state_behind(messaging_platform):
     URLS.append(messaging_platform.url)
     conn = json.loads(os.environ[CONN_ENV])
-    assert conn["conn_type"] == "messaging_platform"
+    assert conn["conn_type"] == "messagingplatform"
     assert conn["extra"] == {"base_url": messaging_platform.base_url, "account_id": messaging_platform.seed.account_id}
     assert messaging_platform.base_url.startswith(messaging_platform.url + "/")
     url, auth = campaigns(conn)
@@ -107,19 +107,19 @@ def test_each_test_gets_the_seed_and_the_connection_and_the_server_stops_after_a
 def test_using_emulator_points_the_connection_at_a_reset_server_until_the_block_ends(
     messaging_platform_server, monkeypatch
 ):
-    monkeypatch.setenv(CONN_ENV, "messaging-platform://before")
+    monkeypatch.setenv(CONN_ENV, "messagingplatform://before")
     messaging_platform_server.control.add_fault("status", status=500)
     with using_emulator(messaging_platform_server) as platform:
         assert json.loads(os.environ[CONN_ENV])["extra"]["base_url"] == platform.base_url
         assert platform.control.faults() == []
-    assert os.environ[CONN_ENV] == "messaging-platform://before"
+    assert os.environ[CONN_ENV] == "messagingplatform://before"
 
 
 def test_connection_json_takes_overrides_and_merges_extras(messaging_platform):
     seed = messaging_platform.seed
     conn = json.loads(messaging_platform.connection_json(password="wrong", extra={"read_timeout": 5}))
     assert conn == {
-        "conn_type": "messaging_platform",
+        "conn_type": "messagingplatform",
         "login": seed.api_key,
         "password": "wrong",
         "extra": {"base_url": messaging_platform.base_url, "account_id": seed.account_id, "read_timeout": 5},

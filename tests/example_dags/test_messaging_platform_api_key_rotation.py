@@ -44,7 +44,7 @@ def workload_key(messaging_platform: MessagingPlatform, airflow_api: AirflowApiS
     key = messaging_platform.control.add_api_key(type_id=2, label="Workload key")  # type 2: Common
     airflow_api.put_connection(
         ROTATED_CONN_ID,
-        "messaging_platform",
+        "messagingplatform",
         login=key["Key"],
         password=key["Secret"],
         extra={"base_url": messaging_platform.base_url, "account_id": messaging_platform.seed.account_id},

@@ -274,7 +274,7 @@ def test_a_delete_answered_5xx_whose_resend_finds_nothing_is_done(platform, hook
 def test_a_post_that_never_reached_the_platform_is_sent_again_until_the_policy_gives_up(closed_port, monkeypatch):
     """Refused connections: nothing can have been created, so even a create is retried, every attempt of it."""
     conn = {
-        "conn_type": "messaging_platform",
+        "conn_type": "messagingplatform",
         "login": "key",
         "password": "closed-port-secret-5f1e",
         "extra": {"base_url": f"http://127.0.0.1:{closed_port}/api/v2.1", "account_id": 1001},

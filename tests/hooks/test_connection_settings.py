@@ -1,4 +1,4 @@
-"""What ``settings_from_connection`` reads from a ``messaging_platform`` connection, and what it refuses by name."""
+"""What ``settings_from_connection`` reads from a Messaging Platform connection, and what it refuses by name."""
 
 from __future__ import annotations
 
@@ -45,8 +45,9 @@ def test_the_timeout_extras_are_read_by_their_names():
     assert settings_from_connection(connection(connect_timeout=3, read_timeout="40")).timeout == (3.0, 40.0)
     assert settings_from_connection(connection(connect_timeout=4)).timeout == (4.0, DEFAULT_TIMEOUT[1])
     assert settings_from_connection(connection(read_timeout=50)).timeout == (DEFAULT_TIMEOUT[0], 50.0)
-    # the form's field names (extra__messaging_platform__...) are read too
-    assert settings_from_connection(connection(extra__messaging_platform__connect_timeout=6)).timeout[0] == 6.0
+    # the names older connection forms saved the fields under (extra__<type>__...) are read too, of either type
+    assert settings_from_connection(connection(extra__messagingplatform__connect_timeout=6)).timeout[0] == 6.0
+    assert settings_from_connection(connection(extra__messaging_platform__connect_timeout=7)).timeout[0] == 7.0
 
 
 @pytest.mark.parametrize("value", [0, "0", -1, "soon", [5]], ids=repr)

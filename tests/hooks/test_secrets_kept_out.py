@@ -76,7 +76,7 @@ def test_the_settings_show_no_secret_but_say_what_they_are_for():
 
 def test_the_hooks_and_their_clients_show_no_secret(monkeypatch):
     conn = {
-        "conn_type": "messaging_platform",
+        "conn_type": "messagingplatform",
         "login": KEY,
         "password": SECRET,
         "extra": {"base_url": "https://platform.example.com/api/v2.1", "account_id": 1001},
@@ -147,7 +147,7 @@ def test_the_async_hook_masks_each_secret_it_reads(platform):
 def test_reading_the_connection_masks_its_password_in_every_form(monkeypatch, hook_class):
     secret = f"{hook_class.__name__}-connection-secret-{uuid.uuid4().hex}"  # masked by no earlier session either
     conn = {
-        "conn_type": "messaging_platform",
+        "conn_type": "messagingplatform",
         "login": KEY,
         "password": secret,
         "extra": {"base_url": "https://platform.example.com/api/v2.1", "account_id": 1001},

@@ -34,12 +34,12 @@ def test_a_connection_as_the_form_saves_it_makes_no_short_secret_warning(monkeyp
 
     from messaging_platform_provider.get_provider_info import get_provider_info
 
-    (conn_type,) = get_provider_info()["connection-types"]
+    (conn_type,) = [t for t in get_provider_info()["connection-types"] if t["connection-type"] == "messagingplatform"]
     defaults = {k: v["schema"]["default"] for k, v in conn_type["conn-fields"].items() if "default" in v["schema"]}
     assert all(not isinstance(v, str) or len(v) >= 5 for v in defaults.values()), defaults
     monkeypatch.setattr(SecretsMasker, "_has_warned_short_secret", False)  # it warns once per process
     conn = {
-        "conn_type": "messaging_platform",
+        "conn_type": "messagingplatform",
         "login": "probe-key",
         "password": "probe-secret-xyz",
         "extra": {"base_url": "https://platform.example.com/api/v2.1", "account_id": 42, **defaults},

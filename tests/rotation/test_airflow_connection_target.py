@@ -10,6 +10,7 @@ import json
 
 import pytest
 
+from messaging_platform_provider.hooks.names import CONN_TYPE, LEGACY_CONN_TYPE
 from messaging_platform_provider.rotation import AirflowConnectionTarget, Credential
 from tests.rotation.test_airflow_rest_api import fresh, masked
 from tests.rotation.test_airflow_rest_api_errors import shown
@@ -17,12 +18,13 @@ from tests.support.airflow_api_harness import AirflowApiServer
 
 
 @pytest.mark.xdist_group("airflow_api_server")
+@pytest.mark.parametrize("conn_type", [CONN_TYPE, LEGACY_CONN_TYPE])  # the type it found stays, the former too
 def test_write_stores_the_new_key_and_secret_and_changes_nothing_else(
-    airflow_api: AirflowApiServer, unique_conn_id: str
+    airflow_api: AirflowApiServer, unique_conn_id: str, conn_type: str
 ) -> None:
     api = airflow_api.api()
     extra = json.dumps({"base_url": "https://platform.example/api/v2.1", "account_id": 1001})
-    kept = {"connection_id": unique_conn_id, "conn_type": "messaging_platform", "description": "the workload's key"}
+    kept = {"connection_id": unique_conn_id, "conn_type": conn_type, "description": "the workload's key"}
     api.create_connection({**kept, "login": "old-key", "password": fresh("old"), "extra": extra})
     new_secret = fresh("new")
 

@@ -199,7 +199,7 @@ def test_a_connection_is_created_read_patched_and_deleted(airflow_api: AirflowAp
     api, conn_id = airflow_api.api(), unique_conn_id
     password, new_password = fresh("pw"), fresh("pw")
     extra = json.dumps({"base_url": "http://platform.example"})
-    body = {"connection_id": conn_id, "conn_type": "messaging_platform", "login": "key-1", "password": password}
+    body = {"connection_id": conn_id, "conn_type": "messagingplatform", "login": "key-1", "password": password}
     created = api.create_connection({**body, "description": "before", "extra": extra})
     assert masked(password)
     expected = {**body, "password": "***", "description": "before", "extra": extra}
@@ -209,7 +209,7 @@ def test_a_connection_is_created_read_patched_and_deleted(airflow_api: AirflowAp
     # only the fields given change: not the type the API requires in the body
     patched = api.update_connection(conn_id, {"password": new_password, "description": "after"}, conn_type="http")
     assert masked(new_password)
-    assert patched["description"] == "after" and patched["conn_type"] == "messaging_platform"
+    assert patched["description"] == "after" and patched["conn_type"] == "messagingplatform"
     assert shown(api, conn_id) == {**expected, "description": "after"}
 
     assert api.delete_connection(conn_id) is True

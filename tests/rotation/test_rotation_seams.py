@@ -169,7 +169,7 @@ def creates(platform: Any) -> int:
 def test_a_connection_shadowed_by_an_environment_variable_fails_before_any_key_is_made(platform, monkeypatch):
     hook = MessagingPlatformHook()
     old = fresh_key(hook)
-    variable = json.dumps({"conn_type": "messaging_platform", "login": old.key, "password": old.secret})
+    variable = json.dumps({"conn_type": "messagingplatform", "login": old.key, "password": old.secret})
     monkeypatch.setenv("AIRFLOW_CONN_MESSAGING_PLATFORM_SHADOWED", variable)
     target = AirflowConnectionTarget("messaging_platform_shadowed")
     made = creates(platform)

@@ -16,16 +16,18 @@ import os
 import sys
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, quote, unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 from messaging_platform_emulator.airflow_api import (
     AIRFLOW_API_CONN_ENV,
     AIRFLOW_API_CONN_ID as AIRFLOW_API_CONN_ID,
     AirflowApiServer as Launcher,
 )
+from messaging_platform_emulator.connection import uri_extras
 from messaging_platform_emulator.control_client import EmulatorControl
 from messaging_platform_emulator.prefixes import CONTROL_PREFIX
 from messaging_platform_provider.client.client import MessagingPlatformClient
+from messaging_platform_provider.hooks.names import CONN_TYPE
 from messaging_platform_provider.rotation.airflow_api import AirflowRestApi
 
 #: The id of the connection the rotation example DAG and the rotation tests rotate.
@@ -81,7 +83,7 @@ def prepare_rotated_connection(
     key = manager.create_api_key(label)
     server.put_connection(
         conn_id,
-        "messaging_platform",
+        CONN_TYPE,
         login=key["Key"],
         password=key["Secret"],
         extra={"base_url": manager.base_url, "account_id": manager.account_id},
@@ -90,14 +92,14 @@ def prepare_rotated_connection(
 
 
 def manager_from_uri(uri: str) -> MessagingPlatformClient:
-    """A client from a ``messaging-platform://KEY:SECRET@/?base_url=...&account_id=...`` connection URI."""
+    """A client from a connection URI as the emulator writes it (``messagingplatform://KEY:SECRET@/?__extra__=``)."""
     parts = urlsplit(uri)
-    query = {k: v[0] for k, v in parse_qs(parts.query).items()}
+    extras = uri_extras(uri)
     return MessagingPlatformClient(
-        query["base_url"],
+        extras["base_url"],
         unquote(parts.username or ""),
         unquote(parts.password or ""),
-        account_id=int(query["account_id"]) if "account_id" in query else None,
+        account_id=int(extras["account_id"]) if "account_id" in extras else None,
     )
 
 

@@ -94,6 +94,18 @@ def secrets_masker() -> Any:
     return module
 
 
+def as_serialized(dag: Any) -> Any:
+    """
+    The DAG as Airflow's API server reads it, serialized and read back (``DagSerialization`` from 3.2,
+    ``SerializedDAG`` before): what the UI's extra links come from.
+    """
+    import airflow.serialization.serialized_objects as serialized
+
+    if AIRFLOW_3_2_PLUS:
+        return serialized.DagSerialization.deserialize_dag(serialized.DagSerialization.serialize_dag(dag))
+    return serialized.SerializedDAG.deserialize_dag(serialized.SerializedDAG.serialize_dag(dag))  # type: ignore[attr-defined]
+
+
 def connection_from_uri(uri: str, conn_id: str) -> Any:
     """
     The connection the task runtime builds from an ``AIRFLOW_CONN_`` URI: the Task SDK's ``Connection.from_uri``
@@ -108,11 +120,6 @@ def connection_from_uri(uri: str, conn_id: str) -> Any:
     from airflow.models import Connection as CoreConnection
 
     return CoreConnection(conn_id=conn_id, uri=uri)
-
-
-#: Whether the core ``airflow.models.Connection`` parses each of a URI's query values as JSON (``?n=1`` gives
-#: the extra ``{"n": 1}``): from 3.1; Airflow 3.0 keeps them strings (``{"n": "1"}``).
-CORE_CONNECTION_URI_EXTRA_IS_JSON = AIRFLOW_VERSION >= Version("3.1")
 
 
 #: Airflow 3.0 leaves structlog unconfigured outside the task process, in ``dag.test()`` and ``airflow dags test``,

@@ -11,10 +11,11 @@ import json
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import unquote, urlsplit
 
 import pytest
 
+from messaging_platform_emulator.connection import uri_extras
 from messaging_platform_emulator.control_client import EmulatorControl
 from messaging_platform_emulator.process import spawn as spawn_emulator, stop as stop_emulator
 from messaging_platform_provider.client.async_client import DEFAULT_POOL_CONNECTIONS, AsyncMessagingPlatformClient
@@ -30,13 +31,12 @@ class OwnEmulator:
 
     def __init__(self, uri: str) -> None:
         parts = urlsplit(uri)
-        self.extra: dict[str, Any] = {k: v[0] for k, v in parse_qs(parts.query).items()}
-        self.extra["account_id"] = int(self.extra["account_id"])
+        self.extra: dict[str, Any] = uri_extras(uri)
         self.login, self.password = unquote(parts.username or ""), unquote(parts.password or "")
         self.control = EmulatorControl(self.extra["base_url"].removesuffix("/api/v2.1"))
 
     def connection_json(self, extra: dict[str, Any] | None = None) -> str:
-        conn = {"conn_type": "messaging_platform", "login": self.login, "password": self.password}
+        conn = {"conn_type": "messagingplatform", "login": self.login, "password": self.password}
         return json.dumps({**conn, "extra": {**self.extra, **(extra or {})}})
 
 

@@ -1,22 +1,24 @@
 """
-A ``messaging_platform`` Airflow connection turned into a client, in two steps that the sync hook
-(``MessagingPlatformHook``) and the async hook (``MessagingPlatformAsyncHook``) share: ``settings_from_connection``
-reads the connection, ``client_from_settings`` builds the client on what was read. Only the lookup differs between
-the hooks (the async one must not block the triggerer's event loop). No network, and no client imported here (the
-caller passes the client class): the triggerer imports this module on its event loop.
+A Messaging Platform Airflow connection (type ``messagingplatform``, or ``messaging_platform``, its former name)
+turned into a client, in two steps that the sync hook (``MessagingPlatformHook``) and the async hook
+(``MessagingPlatformAsyncHook``) share: ``settings_from_connection`` reads the connection, ``client_from_settings``
+builds the client on what was read. Only the lookup differs between the hooks (the async one must not block the
+triggerer's event loop). No network, and no client imported here (the caller passes the client class): the
+triggerer imports this module on its event loop.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from messaging_platform_provider.client.errors import MessagingPlatformValidationError
 from messaging_platform_provider.client.request import DEFAULT_TIMEOUT, normalize_base_url
 from messaging_platform_provider.client.values import zone
-from messaging_platform_provider.hooks.names import CONN_TYPE
+from messaging_platform_provider.hooks.names import CONN_TYPE, LEGACY_CONN_TYPE
+from messaging_platform_provider.hooks.web_app_urls import WEB_APP_URLS, check_web_app_url
 
 ClientT = TypeVar("ClientT")
 
@@ -30,13 +32,16 @@ class ConnectionSettings:
     platform_timezone: str
     timeout: tuple[float, float]
     allow_insecure_http: bool = False
+    #: the URL template of each web app page the connection names, by its extra (``hooks/web_app_urls.py``)
+    web_app_urls: Mapping[str, str] = field(default_factory=dict)
 
     def __repr__(self) -> str:  # the secret stays out of any log line or traceback
         return f"ConnectionSettings(base_url={self.base_url!r}, account_id={self.account_id!r})"
 
 
 def _extra(extras: dict[str, Any], name: str) -> Any:
-    for key in (name, f"extra__{CONN_TYPE}__{name}"):
+    """An extra by its name, or by the name an older connection form saved it under (prefixed with the type)."""
+    for key in (name, f"extra__{CONN_TYPE}__{name}", f"extra__{LEGACY_CONN_TYPE}__{name}"):
         if extras.get(key) not in (None, ""):
             return extras[key]
     return None
@@ -99,7 +104,8 @@ def settings_from_connection(
     ``base_url`` comes from the extra field of that name; a host given as a full URL is accepted instead.
     ``account_id`` and ``timezone`` are extra fields; ``connect_timeout``/``read_timeout`` optional extras;
     ``allow_insecure_http`` (true/false, default false) allows a plain ``http://`` base URL or callback URL to a host
-    that is not loopback (``request.refuse_plain_http``).
+    that is not loopback (``request.refuse_plain_http``). ``web_app_campaign_url``, ``web_app_schedule_url`` and
+    ``web_app_push_voice_call_url`` are optional URL templates of the web app's pages (``hooks/web_app_urls.py``).
     The caller hands the password to Airflow's secrets masker (``mask_secret`` in tasks, ``amask_secret`` in
     triggers, where the synchronous call would block the event loop on the supervisor).
     """
@@ -112,6 +118,9 @@ def settings_from_connection(
     timezone_name = str(_extra(extras, "timezone") or "UTC")
     zone(timezone_name)
     allow_insecure_http = _flag(extras, "allow_insecure_http")
+    web_app_urls = {
+        name: check_web_app_url(name, value) for name in WEB_APP_URLS if (value := _extra(extras, name)) is not None
+    }
     if not login or not password:
         raise MessagingPlatformValidationError(
             "login/password", "the connection needs the API key as login and its secret as password"
@@ -127,6 +136,7 @@ def settings_from_connection(
             _number(extras, "read_timeout", default_timeout[1]),
         ),
         allow_insecure_http=allow_insecure_http,
+        web_app_urls=web_app_urls,
     )
 
 

@@ -1,4 +1,4 @@
-"""The Airflow hook: a ``messaging_platform`` connection turned into an authenticated, pooled client."""
+"""The Airflow hook: a Messaging Platform connection turned into an authenticated, pooled client."""
 
 from __future__ import annotations
 
@@ -42,11 +42,11 @@ from messaging_platform_provider.hooks.names import CONN_TYPE, DEFAULT_CONN_ID
 from messaging_platform_provider.version_compat import BaseHook, mask_secret
 
 
-def _connection_type() -> dict[str, Any]:
-    """Our connection type, as declared once in the provider info."""
+def _connection_type(conn_type: str) -> dict[str, Any]:
+    """One of our connection types (its name or its former name), as declared once in the provider info."""
     from messaging_platform_provider.get_provider_info import get_provider_info
 
-    (declared,) = get_provider_info()["connection-types"]
+    (declared,) = [t for t in get_provider_info()["connection-types"] if t["connection-type"] == conn_type]
     return dict(declared)
 
 
@@ -72,12 +72,12 @@ class MessagingPlatformHook(BaseHook, ApiMethods):
     @classmethod
     def get_connection_form_widgets(cls) -> dict[str, Any]:
         """The connection form's extra fields, for Airflow before 3.2 (3.2+ reads ``conn-fields`` instead)."""
-        return version_compat.connection_form_widgets(_connection_type()["conn-fields"])
+        return version_compat.connection_form_widgets(_connection_type(cls.conn_type)["conn-fields"])
 
     @classmethod
     def get_ui_field_behaviour(cls) -> dict[str, Any]:
         """Hidden and relabelled standard fields, for Airflow before 3.2 (3.2+ reads ``ui-field-behaviour``)."""
-        return version_compat.ui_field_behaviour(_connection_type()["ui-field-behaviour"])
+        return version_compat.ui_field_behaviour(_connection_type(cls.conn_type)["ui-field-behaviour"])
 
     # The typed API methods, one per operation: the functions ``MessagingPlatformClient`` has too, written once in
     # ``client/api/``. Named here as well as inherited, so that this class's own namespace, ``help()`` and an IDE show

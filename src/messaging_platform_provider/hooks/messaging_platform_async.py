@@ -1,5 +1,5 @@
 """
-The async hook: a ``messaging_platform`` connection turned into an ``AsyncMessagingPlatformClient``, for triggers.
+The async hook: a Messaging Platform connection turned into an ``AsyncMessagingPlatformClient``, for triggers.
 
 It reads the connection with Airflow's async connection API, so that the triggerer's event loop never waits on a
 blocking lookup, and builds its client with the function the sync hook uses (``hooks.connection``): both hooks

@@ -69,7 +69,7 @@ class MessagingPlatformBaseOperator(BaseOperator):
     gave (``map_label``): ``coupon_list_id=2001, coupon_code=A1``. Give ``map_index_template`` to ``partial`` to
     name them otherwise, or ``None`` for Airflow's numbers.
 
-    :param messaging_platform_conn_id: Airflow connection of type ``messaging_platform`` (templated).
+    :param messaging_platform_conn_id: Airflow connection of type ``messagingplatform`` (templated).
     :param account_id: account to act on (templated); defaults to the connection's Account ID.
     """
 

@@ -11,6 +11,7 @@ from messaging_platform_provider.operators.base import (
     MessagingPlatformBaseOperator,
     MessagingPlatformCreateOperator,
 )
+from messaging_platform_provider.operators.links import MessagingPlatformCampaignLink
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -85,6 +86,7 @@ class MessagingPlatformCreateCampaignOperator(MessagingPlatformCreateOperator):
     """
 
     operation = Operations.create_campaign
+    operator_extra_links = (MessagingPlatformCampaignLink(),)
     template_fields = (
         "account_id", "messaging_platform_conn_id", "name", "campaign_type", "subscription_id", "content_id", "content",
         "user_data", "single_use", "single_use_content_id", "links", "is_default", "extra",

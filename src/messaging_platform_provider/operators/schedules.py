@@ -16,6 +16,7 @@ from messaging_platform_provider.operators.base import (
     MessagingPlatformBaseOperator,
     MessagingPlatformCreateOperator,
 )
+from messaging_platform_provider.operators.links import MessagingPlatformScheduleLink
 from messaging_platform_provider.operators.literals import is_literal
 from messaging_platform_provider.waiting.completion import WaitForSchedulesMixin
 
@@ -114,9 +115,12 @@ class MessagingPlatformCreateScheduleOperator(
     :param idempotent: a retry adopts a schedule of the action with the same definition instead of adding one.
     :param wait_for_completion: and the other wait options: see ``WaitForSchedulesMixin``; the XCom is then the
         schedule as last read.
+    :param stop_on_kill: when Airflow kills the task (marked failed or success, cleared, ``execution_timeout``),
+        delete the schedule it created, and nothing else of the action (default ``True``).
     """
 
     operation = Operations.create_schedule
+    operator_extra_links = (MessagingPlatformScheduleLink(),)
     template_fields = (
         "account_id", "messaging_platform_conn_id", "action_id", "schedule_type", "run_at", "start_from", "run_once_at",
         "end_after", "week_day", "month_day", "extra", "wait_timeout",
@@ -149,6 +153,8 @@ class MessagingPlatformCreateScheduleOperator(
         self.check_literal_values()
 
     def execute(self, context: Context) -> Any:
+        from messaging_platform_provider.tasks.started_work import StartedWork
+
         with self.failing_fast():
             self.wait_seconds()  # a wait_timeout that is no number is refused before the create is sent
             schedule = self.hook.create_schedule(
@@ -162,6 +168,7 @@ class MessagingPlatformCreateScheduleOperator(
                 account_id=self.account,
                 **self.declared_values(ScheduleOptions),
             )
+            self.started = StartedWork.schedules(self.action_id, [schedule["Id"]])  # what on_kill stops
             answer = self.wait_for(context, self.action_id, [str(schedule["Id"])], schedule)
         return self.task_result(context, answer)
 

@@ -11,6 +11,7 @@ from messaging_platform_provider.operators.base import (
     MessagingPlatformBaseOperator,
     MessagingPlatformCreateOperator,
 )
+from messaging_platform_provider.operators.links import MessagingPlatformPushVoiceCallLink
 from messaging_platform_provider.waiting.completion import WaitForSchedulesMixin
 
 if TYPE_CHECKING:
@@ -73,9 +74,12 @@ class MessagingPlatformCreatePushVoiceCallOperator(WaitForSchedulesMixin, Messag
         began (needs Airflow's task state store, 3.3+; without it a retry sends the create again).
     :param wait_for_completion: wait until every schedule of the new action has a terminal ProcessStatus; the
         XCom's ``Schedules`` are then the schedules as last read. The other wait options: ``WaitForSchedulesMixin``.
+    :param stop_on_kill: when Airflow kills the task (marked failed or success, cleared, ``execution_timeout``),
+        delete the action it created, which stops the call (default ``True``; see ``WaitForSchedulesMixin``).
     """
 
     operation = Operations.create_push_voice_call
+    operator_extra_links = (MessagingPlatformPushVoiceCallLink(),)
     template_fields = (
         "account_id", "messaging_platform_conn_id", "channels", "targets", "contact_list_ids", "targets_url",
         "exclude_list_ids", "message", "audio_url", "campaign_id", "execute_now", "schedules", "extra", "wait_timeout",
@@ -112,9 +116,12 @@ class MessagingPlatformCreatePushVoiceCallOperator(WaitForSchedulesMixin, Messag
         self.check_literal_values()
 
     def execute(self, context: Context) -> Any:
+        from messaging_platform_provider.tasks.started_work import StartedWork
+
         with self.failing_fast():
             self.wait_seconds()  # a wait_timeout that is no number is refused before the create is sent
             action = self._create(self.hook, context)
+            self.started = StartedWork.action(action["Id"])  # what on_kill stops (stop_on_kill)
             schedule_ids = [str(s["Id"]) for s in action.get("Schedules") or []]
             answer = self.wait_for(context, action["Id"], schedule_ids, action)
         return self.task_result(context, answer)

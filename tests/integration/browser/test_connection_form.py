@@ -1,7 +1,7 @@
 """
 The connection form in a real browser: Airflow's API server on loopback, Debian's Chromium driven by Playwright.
 
-Adds a ``messaging_platform`` connection through the Connections page with our fields (API key, API secret,
+Adds a ``messagingplatform`` connection through the Connections page with our fields (API key, API secret,
 Account ID, Base URL), saves it, presses Test in the list against the emulator and expects success, and saves
 screenshots under ``build/browser/``. Run with ``make browser-test`` (``.ci/run`` runs it too).
 """
@@ -70,12 +70,12 @@ def test_add_and_test_a_connection_through_the_form(platform, api_server):
         expect(page.get_by_text(conn_id)).to_be_visible()
 
         stored = api_server.api().get_connection(conn_id)
-        assert stored["conn_type"] == "messaging_platform" and stored["login"] == platform.seed.api_key
+        assert stored["conn_type"] == "messagingplatform" and stored["login"] == platform.seed.api_key
         assert '"account_id": 1001' in stored["extra"] and platform.base_url in stored["extra"]
 
         # Airflow 3.3.2's Test button sends port 0 for a connection without a port and its API then refuses
         # the stored credentials (apache/airflow#73298, fixed upstream). Storing port 0 sidesteps that.
-        api_server.api().update_connection(conn_id, {"port": 0}, conn_type="messaging_platform")
+        api_server.api().update_connection(conn_id, {"port": 0}, conn_type="messagingplatform")
         page.reload(wait_until="networkidle")
         page.get_by_role("button", name="Test Connection").click()
         expect(page.get_by_text("Connected to account 1001")).to_be_visible(timeout=20_000)

@@ -149,11 +149,11 @@ def _put_target(api: Any, manager: Any, key: dict[str, Any]) -> None:
         "extra": json.dumps({"base_url": manager.client.base_url, "account_id": manager.client.account_id}),
     }
     try:
-        api.update_connection(TARGET_CONN_ID, fields, conn_type="messaging_platform")
+        api.update_connection(TARGET_CONN_ID, fields, conn_type="messagingplatform")
     except AirflowApiError as exc:
         if exc.status != 404:
             raise
-        api.create_connection({"connection_id": TARGET_CONN_ID, "conn_type": "messaging_platform", **fields})
+        api.create_connection({"connection_id": TARGET_CONN_ID, "conn_type": "messagingplatform", **fields})
 
 
 def _works(manager: Any, credential: Any) -> bool:
@@ -220,7 +220,7 @@ def run_scenario(name: str, context: Any) -> dict[str, Any]:
     row: dict[str, Any] = {"point": name, "order": list(SCENARIOS).index(name), "injected": spec["what"]}
     if spec.get("shadow"):
         os.environ[SHADOW_VAR] = json.dumps(
-            {"conn_type": "messaging_platform", "login": old["Key"], "password": old["Secret"]}
+            {"conn_type": "messagingplatform", "login": old["Key"], "password": old["Secret"]}
             | {"extra": {"base_url": manager.client.base_url, "account_id": manager.client.account_id}}
         )
     for rule in spec.get("faults", []):

@@ -13,6 +13,8 @@ from types import FrameType
 import pytest
 
 import tests.integration.system.system_scenarios_callbacks  # noqa: F401 - registers scenario 6
+import tests.integration.system.system_scenarios_kills  # noqa: F401 - registers scenario 7
+import tests.integration.system.system_scenarios_logs  # noqa: F401 - registers scenario 10
 import tests.integration.system.system_scenarios_platform  # noqa: F401 - registers scenarios 3, 4 and 5
 from tests.integration.system.system_deployment import Deployment
 from tests.integration.system.system_processes import Budget

@@ -22,12 +22,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 from sqlalchemy import create_engine, text
 
+from messaging_platform_emulator.connection import uri_extras
 from messaging_platform_emulator.control_client import EmulatorControl
 from messaging_platform_emulator.process import spawn as spawn_emulator
+from messaging_platform_provider.hooks.names import CONN_TYPE
 from tests.integration.system.system_processes import RUN_MARKER, Component, end_marked, free_port, wait_for
 from tests.integration.system.system_rest import AirflowRest
 from tests.support.paths import EXAMPLE_DAGS, REPO
@@ -44,6 +45,8 @@ WELCOME_LONG_CODE = "+15125550100"  # the emulator places voice calls from any E
 RECEIVER_PATH = "/messaging-platform/callbacks"  # where the provider's plugin mounts the receiver
 #: The triggerer's "async thread was blocked" warning threshold in this deployment (Airflow's default is 0.2 s).
 BLOCKED_THRESHOLD_SECONDS = 1.0
+#: the web app page of a push voice call, in the default connection's ``web_app_push_voice_call_url``
+VOICE_CALL_PAGE = "https://app.example.com/accounts/{account_id}/voice-calls/{action_id}"
 STRAY_EXPORTS = Path("/tmp/messaging-platform-exports")  # the contacts export's default destination
 
 
@@ -90,7 +93,7 @@ class Deployment:
             self.store_url = self.pg.create_database()
         with self._timed("emulator"):
             self.emulator, self.emulator_uri = spawn_emulator(self.run_dir / "emulator", env=self._base_env())
-            base_url = parse_qs(urlsplit(self.emulator_uri).query)["base_url"][0]
+            base_url = uri_extras(self.emulator_uri)["base_url"]
             # Generous: an event with ``wait`` answers once its callbacks are delivered, on a busy deployment.
             self.control = EmulatorControl(base_url.removesuffix("/api/v2.1"), timeout=60)
             self.seed = self.control.seed()
@@ -216,14 +219,16 @@ class Deployment:
         from tests.support.airflow_api_harness import manager_from_uri
 
         extra = json.dumps({"base_url": self.seed["base_url"], "account_id": self.seed["account_id"]})
+        # The default connection names the web app's voice call page: the created calls link to it (scenario 7).
+        linked = {**json.loads(extra), "web_app_push_voice_call_url": VOICE_CALL_PAGE}
         self.rest.post(
             "/api/v2/connections",
             {
                 "connection_id": "messaging_platform_default",
-                "conn_type": "messaging_platform",
+                "conn_type": CONN_TYPE,
                 "login": self.seed["api_key"],
                 "password": self.seed["api_secret"],
-                "extra": extra,
+                "extra": json.dumps(linked),
             },
         )
         self.rest.post(
@@ -231,6 +236,9 @@ class Deployment:
             {"connection_id": "airflow_api_default", "conn_type": "http", "host": "127.0.0.1", "port": self.api_port},
         )
         self.rest.post("/api/v2/variables", {"key": "messaging_platform_welcome_long_code", "value": WELCOME_LONG_CODE})
+        # The on-call alert example's notifier calls from this long code to this number when a task fails.
+        self.rest.post("/api/v2/variables", {"key": "messaging_platform_on_call_long_code", "value": WELCOME_LONG_CODE})
+        self.rest.post("/api/v2/variables", {"key": "messaging_platform_on_call_phone", "value": "+15550100000"})
         with manager_from_uri(self.emulator_uri) as manager:  # the key the rotation example replaces
             key = manager.create_api_key("Workload key")
         self.extra_secrets.add(key["Secret"])
@@ -238,7 +246,7 @@ class Deployment:
             "/api/v2/connections",
             {
                 "connection_id": ROTATED_CONN_ID,
-                "conn_type": "messaging_platform",
+                "conn_type": CONN_TYPE,
                 "login": key["Key"],
                 "password": key["Secret"],
                 "extra": extra,
