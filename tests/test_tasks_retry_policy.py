@@ -236,8 +236,16 @@ def test_serialize_round_trips_the_setting():
 
 @pytest.fixture
 def retry_policy_run(platform, dag_runs):
-    from airflow.models.taskinstancehistory import TaskInstanceHistory
     from airflow.utils.session import create_session
+
+    try:
+        from airflow.models.taskinstancehistory import TaskInstanceHistory as Tries
+
+        every_try: dict[str, bool] = {}
+    except ImportError:  # Airflow 3.4 keeps every try as a row of task_instance; ORM queries see the latest only
+        from airflow.models.taskinstance import TaskInstance as Tries
+
+        every_try = {"include_all_attempts": True}
     from sqlalchemy import select
 
     platform.control.add_fault(kind="retry_after", retry_after=300, method="GET", path="/campaign$", count=1)
@@ -245,7 +253,7 @@ def retry_policy_run(platform, dag_runs):
     run = dag_bag(str(TEST_DAGS)).get_dag("messaging_platform_test_retry_policy").test()
     tries = {ti.task_id: (ti.state, ti.try_number) for ti in run.get_task_instances()}
     with create_session() as session:
-        history = session.scalars(select(TaskInstanceHistory).where(TaskInstanceHistory.run_id == run.run_id))
+        history = session.scalars(select(Tries).where(Tries.run_id == run.run_id).execution_options(**every_try))
         earlier = {(h.task_id, h.try_number): (h.retry_delay_override, h.retry_reason or "") for h in history}
     return tries, earlier
 

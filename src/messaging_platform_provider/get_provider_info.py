@@ -49,6 +49,7 @@ def get_provider_info() -> dict[str, Any]:
             {
                 "integration-name": "Messaging Platform",
                 "python-modules": [
+                    "messaging_platform_provider.hooks.legacy_type",
                     "messaging_platform_provider.hooks.messaging_platform",
                     "messaging_platform_provider.hooks.messaging_platform_async",
                 ],
