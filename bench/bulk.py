@@ -9,10 +9,17 @@ the baseline), then the 10,000 with ``hook.call_many`` (bounded in flight, paced
 request record and the outcomes: calls a second as a share of the limit, 429 answers as a share of the calls, failed
 items, codes deleted twice (a duplicate) or left on the list, and the ratio to the baseline's calls a second.
 
-The emulator runs in its own process (``python -m messaging_platform_emulator``); this process is the client. Exit
-status 1 when a target is missed: >= 90 % of the limit, < 5 % answered 429, no failed item, no duplicate.
+With ``--workers N``, only the deletes, by several workers of one account at once: N processes, each with its own
+hook and ``call_many`` and an equal share of the ``--deletes`` codes (``bulk_workers.py``), as N Airflow workers
+would run them. Per worker and in all: calls a second as a share of the limit, 429 share, failed items, duplicates,
+codes left; and Jain's fairness index over the workers' calls a second.
+
+The emulator runs in its own process (``python -m messaging_platform_emulator``); this process (or the N workers) is
+the client. Exit status 1 when a target is missed: >= 90 % of the limit, < 5 % answered 429, no failed item, no
+duplicate (with ``--workers``: in all, and Jain's index >= 0.9).
 
     .venv/bin/python bench/bulk.py [--deletes 10000] [--sequential 300] [--latency 0.05] [--rate-limit 200]
+    .venv/bin/python bench/bulk.py --workers 4 [--deletes 10000]
 """
 
 from __future__ import annotations
@@ -24,11 +31,13 @@ import sys
 import tempfile
 import threading
 import time
-from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import psutil
+from bulk_workers import WorkerRun, calls_by_worker, jain_index, run_workers
+from request_record import Record
 
 from messaging_platform_emulator.connection import uri_extras
 from messaging_platform_emulator.control_client import EmulatorControl
@@ -62,10 +71,10 @@ class PeakRss:
 
     @property
     def growth_mb(self) -> float:
-        return (self.peak - self.start) / 2**20
+        return float(self.peak - self.start) / 2**20
 
 
-def print_table(rows: list[tuple[str, ...]]) -> None:
+def print_table(rows: Sequence[tuple[str, ...]]) -> None:
     """The first column left-aligned, the others right-aligned."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
@@ -76,57 +85,6 @@ def report(checks: dict[str, bool]) -> bool:
     for name, ok in checks.items():
         print(f"  {'ok  ' if ok else 'MISS'} {name}")
     return all(checks.values())
-
-
-class Record:
-    """
-    The emulator's request record, read every half second while the block runs (it keeps only the last 10,000
-    requests): method, path and status of every platform request whose path holds ``path_part``.
-    """
-
-    def __init__(self, control: EmulatorControl, path_part: str) -> None:
-        self.control = control
-        self.path_part = path_part
-        self.rows: list[tuple[str, str, int | None]] = []
-        self.since = max((r["seq"] for r in control.requests()), default=0)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._poll, daemon=True)
-
-    def _read(self) -> None:
-        records = self.control.requests(since=self.since)
-        settled = []
-        for record in records:
-            if record["status"] is None:
-                break  # still being answered: read it again next time
-            settled.append(record)
-        for record in settled:
-            if self.path_part in record["path"]:
-                self.rows.append((record["method"], record["path"], record["status"]))
-        if settled:
-            self.since = settled[-1]["seq"]
-
-    def _poll(self) -> None:
-        while not self._stop.wait(0.5):
-            self._read()
-
-    def __enter__(self) -> Record:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-        self._read()
-
-    @property
-    def statuses(self) -> Counter[int | None]:
-        return Counter(status for _, _, status in self.rows)
-
-    @property
-    def duplicates(self) -> int:
-        """DELETEs answered 2xx beyond the first for the same path."""
-        done = Counter(path for method, path, status in self.rows if method == "DELETE" and 200 <= (status or 0) < 300)
-        return sum(n - 1 for n in done.values() if n > 1)
 
 
 def deletes(control: EmulatorControl, args: argparse.Namespace) -> bool:
@@ -147,7 +105,9 @@ def deletes(control: EmulatorControl, args: argparse.Namespace) -> bool:
     calls = [{"coupon_list_id": list_id, "coupon_code": code} for code in bulk_codes]
     with Record(control, "/code/") as bulk, PeakRss() as rss:
         started = time.monotonic()
-        outcomes = hook.call_many(Operations.delete_external_coupon_code, calls, max_in_flight=args.in_flight)
+        outcomes = hook.call_many(
+            Operations.delete_external_coupon_code, calls, max_in_flight=args.in_flight, start_rate=args.start_rate
+        )
         bulk_s = time.monotonic() - started
     left = hook.list_external_coupon_codes(list_id)
     hook.delete_external_coupon_list(list_id)
@@ -197,6 +157,62 @@ def deletes(control: EmulatorControl, args: argparse.Namespace) -> bool:
         "no failed item": failed == 0,
         "no duplicate": duplicates == 0,
         "every code deleted": not left,
+    }
+    return report(checks)
+
+
+def several_workers(control: EmulatorControl, args: argparse.Namespace) -> bool:
+    from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+
+    hook = MessagingPlatformHook()
+    codes = [f"BULK{i:06d}" for i in range(args.deletes)]
+    list_id = hook.create_external_coupon_list("Bulk bench, several workers", coupon_codes=codes)["Id"]
+    shares = [codes[w :: args.workers] for w in range(args.workers)]
+    with Record(control, "/code/") as record:
+        runs = run_workers(list_id, shares, args.in_flight, args.start_rate)
+    left = {code["CouponCode"] for code in hook.list_external_coupon_codes(list_id)}
+    hook.delete_external_coupon_list(list_id)
+    owner = {code: w for w, share in enumerate(shares) for code in share}
+    calls = calls_by_worker(record.rows, owner, left, args.workers)
+
+    def row(name: str, runs: list[WorkerRun], seconds: float) -> tuple[str, ...]:
+        done = sum(run.items - run.failed for run in runs)
+        mine = [calls[run.index] for run in runs]
+        made, limited = sum(c.calls for c in mine), sum(c.limited for c in mine)
+        return (
+            name,
+            str(sum(run.items for run in runs)),
+            f"{seconds:.1f}",
+            str(made),
+            f"{done / seconds:.1f}",
+            f"{done / seconds / args.rate_limit:.1%}",
+            str(limited),
+            f"{limited / max(1, made):.2%}",
+            str(sum(run.failed for run in runs)),
+            str(sum(c.duplicates for c in mine)),
+            str(sum(c.left for c in mine)),
+        )
+
+    wall = max(run.ended for run in runs) - min(run.started for run in runs)
+    print(
+        f"Coupon-code deletes by {args.workers} worker processes at once, one account, {args.in_flight} in flight and "
+        f"start_rate {args.start_rate:g} each, {args.latency * 1000:.0f} ms latency, limit {args.rate_limit:.0f}/s:"
+    )
+    header = ("", "items", "seconds", "calls", "calls/s", "of limit", "429s", "429 share", "failed", "dup", "left")
+    rows = [header, *(row(f"worker {run.index + 1}", [run], run.seconds) for run in runs), row("all", runs, wall)]
+    print_table(rows)
+    fairness = jain_index([run.done_per_second for run in runs])
+    starts = max(run.started for run in runs) - min(run.started for run in runs)
+    print(f"  Jain's index over the workers' calls a second: {fairness:.3f}; starts within {starts * 1000:.0f} ms")
+    done = sum(run.items - run.failed for run in runs)
+    made, limited = sum(c.calls for c in calls), sum(c.limited for c in calls)
+    checks = {
+        ">= 90 % of the limit in all": done / wall / args.rate_limit >= 0.9,
+        "< 5 % answered 429": limited / max(1, made) < 0.05,
+        "no failed item": sum(run.failed for run in runs) == 0,
+        "no duplicate": sum(c.duplicates for c in calls) == 0 and record.duplicates == 0,
+        "every code deleted": not left,
+        "Jain's index >= 0.9": fairness >= 0.9,
     }
     return report(checks)
 
@@ -263,9 +279,11 @@ def main() -> int:
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--rate-limit", type=float, default=200.0)
     parser.add_argument("--in-flight", type=int, default=16)
+    parser.add_argument("--start-rate", type=float, default=50.0, help="call_many's start_rate (in each worker)")
     parser.add_argument("--contacts", type=int, default=200_000, help="contacts added to the seeded account")
     parser.add_argument("--page-size", type=int, default=500)
     parser.add_argument("--lookahead", type=int, default=4)
+    parser.add_argument("--workers", type=int, help="only the deletes, by this many processes at once")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="bulk-bench-"))
     proc, uri = spawn_emulator(folder)  # a failed start stops the emulator itself
@@ -274,8 +292,11 @@ def main() -> int:
         root = uri_extras(uri)["base_url"].removesuffix("/api/v2.1")
         with EmulatorControl(root) as control:
             control.set_conditions(latency=args.latency, rate_limit=args.rate_limit)
-            ok = deletes(control, args)
-            ok = export(control, args) and ok
+            if args.workers:
+                ok = several_workers(control, args)
+            else:
+                ok = deletes(control, args)
+                ok = export(control, args) and ok
     finally:
         stop_emulator(proc)
         shutil.rmtree(folder, ignore_errors=True)  # the emulator's log and its connection file (the secret)

@@ -9,8 +9,16 @@ few in flight, a slow answer) do not build a rate that was never tried.
 A 429 cuts it to nine tenths of the rate at which calls succeeded in the last second, which is what the platform let
 through (when answers have come for less than a second, the successes so far over that time; to nine tenths of the
 rate itself when none succeeded: another client emptied the bucket). Cuts count once
-per second, as the 429s of calls sent before the cut say nothing new. After that it probes back up by 2 % a second,
-so a limit that was raised is found again and one that was lowered is met by the next 429.
+per second, as the 429s of calls sent before the cut say nothing new. After that it probes back up by the same
+number of calls a second each second (``PROBE_STEP`` of the start rate: 4 at the default 50), so a limit that was
+raised is found again and one that was lowered is met by the next 429.
+
+Several processes that share one account's limit (Airflow workers running bulk tasks for one account) pace
+themselves each on its own 429s, knowing nothing of the others. When the account's bucket runs empty, each of them
+is refused and cut to nine tenths: the gaps between their rates shrink by a tenth with every cut. Between cuts each
+grows by the same step, which leaves the gaps as they are, so the rates move toward equal shares of the limit (an
+additive increase with a multiplicative decrease). A growth in proportion to each one's own rate would keep
+whatever gap chance made at the start, and a pace that fell behind would stay behind.
 
 The refused call itself waits its ``Retry-After`` before it is sent again (``retry.RetryPolicy``); the other calls go
 on at the cut rate instead of all stopping, which would waste the time the platform refills in.
@@ -30,8 +38,9 @@ DEFAULT_MAX_IN_FLIGHT = 16
 MIN_RATE = 1.0
 #: the share of last second's successes a 429 cuts the rate to
 CUT_TO = 0.9
-#: the rate's growth a second after the first 429, as a share of itself (each success adds this many calls a second)
-PROBE = 0.02
+#: the rate's growth a second after the first 429, in calls a second, as a share of ``start_rate``: the same step
+#: for every pace that started alike, however much of the limit it holds
+PROBE_STEP = 0.08
 #: calls that may go out at once after a quiet spell, in seconds of the current rate
 BURST_SECONDS = 0.1
 
@@ -54,6 +63,7 @@ class AdaptivePace:
             raise ValueError("start_rate must be above 0")
         self.max_rate = math.inf if max_rate is None else max_rate
         self.start_rate = start_rate
+        self.step = PROBE_STEP * start_rate  # calls a second added each second once the first 429 has come
         self.rate = min(start_rate, self.max_rate)
         self.slow_start = True
         self.cuts = 0
@@ -71,14 +81,19 @@ class AdaptivePace:
         if self._turn is None:
             self._turn = asyncio.Lock()
         async with self._turn:  # callers wait in line; only the first one sleeps until the next token
-            while True:
-                now = self._clock()
-                self._tokens = min(max(1.0, self.rate * BURST_SECONDS), self._tokens + (now - self._at) * self.rate)
-                self._at = now
-                if self._tokens >= 1:
-                    self._tokens -= 1
-                    return now
-                await self._sleep((1 - self._tokens) / self.rate)
+            while (wait := self.next_slot_in()) > 0:
+                await self._sleep(wait)
+            return self._clock()
+
+    def next_slot_in(self) -> float:
+        """Take the next call's token if it is there (``0.0``); else the seconds until it will be (nothing taken)."""
+        now = self._clock()
+        self._tokens = min(max(1.0, self.rate * BURST_SECONDS), self._tokens + (now - self._at) * self.rate)
+        self._at = now
+        if self._tokens >= 1:
+            self._tokens -= 1
+            return 0.0
+        return (1 - self._tokens) / self.rate
 
     def succeeded(self) -> None:
         now = self._clock()
@@ -87,9 +102,9 @@ class AdaptivePace:
         self._successes.append(now)
         while self._successes and self._successes[0] < now - 1.0:
             self._successes.popleft()
-        # A second at the full rate brings ``rate`` successes: +1 each doubles the rate (slow start), +PROBE each
-        # adds PROBE of it. It grows only while the calls use it: at most twice what succeeded in the last second.
-        grown = self.rate + (1.0 if self.slow_start else PROBE)
+        # A second at the full rate brings ``rate`` successes: +1 each doubles the rate (slow start), +step / rate
+        # each adds the step. It grows only while the calls use it: at most twice what succeeded in the last second.
+        grown = self.rate + (1.0 if self.slow_start else self.step / self.rate)
         self.rate = min(self.max_rate, max(self.rate, min(grown, 2.0 * len(self._successes) + self.start_rate)))
 
     def limited(self, sent_at: float) -> None:
