@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 UV_VERSION := 0.13.9
 STAMP := $(VENV)/.installed
 
-.PHONY: venv demo test lint typecheck pytest postgres graphviz fuzz mutation soak docs browser-test system-test test-matrix check-dist lock clean
+.PHONY: venv demo test lint typecheck pytest postgres graphviz redis fuzz mutation soak docs browser-test system-test test-matrix check-dist lock clean
 
 # uv (pinned) installs the pinned dependencies: pip takes several minutes to resolve Airflow's.
 $(STAMP): setup.cfg pyproject.toml requirements/constraints.txt
@@ -56,6 +56,11 @@ postgres:
 graphviz:
 	@command -v dot >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz >/dev/null; } || { echo "the docs build needs Graphviz's dot, from Debian's graphviz package (apt-get install graphviz)"; exit 1; }
 
+# The CeleryExecutor system test's broker is Debian's redis-server, started by the test on a free port (installed
+# here when missing and we are root; the package's own service is not used).
+redis:
+	@command -v redis-server >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; } || { echo "make system-test EXECUTOR=celery needs Debian's redis-server package (apt-get install redis-server)"; exit 1; }
+
 # The property-based tests with 20 times `make test`'s example budget: every receiver property over SQLite and
 # PostgreSQL, and every operation's path and query values (docs/reliability.md has the figures).
 FUZZ_TESTS := tests/callbacks/test_receiver_properties.py tests/client/test_path_values.py
@@ -83,8 +88,11 @@ browser-test: venv
 
 # Scenarios against a real multi-process Airflow deployment on loopback (PostgreSQL, the emulator, API server,
 # scheduler, DAG processor, triggerer), through Airflow's REST API; a table of results, run folder under build/.
-system-test: venv postgres
-	$(BIN)/pytest -p no:randomly -p no:cacheprovider -m system tests/integration/system -s --tb=short
+# `make system-test EXECUTOR=celery`: the CeleryExecutor deployment instead (Redis, two Celery workers without the
+# metadata database, two triggerers, two API servers; tests/integration/system/system_celery.py).
+EXECUTOR ?= local
+system-test: venv postgres $(if $(filter celery,$(EXECUTOR)),redis)
+	MESSAGING_PLATFORM_SYSTEM_EXECUTOR=$(EXECUTOR) $(BIN)/pytest -p no:randomly -p no:cacheprovider -m system tests/integration/system -s --tb=short
 
 # Every supported Airflow (3.0-3.3) and the 3.4 preview (3.4.0b2): the sdist and wheel pass `twine check`, then the
 # whole suite runs in a fresh venv per version holding the built wheel and that version's pins (requirements/); two

@@ -5,7 +5,8 @@ PostgreSQL 15 (``tests/support/postgres_server.py``) holds Airflow's metadata da
 the platform emulator runs as its own process; Airflow runs as ``airflow api-server``, ``scheduler`` (with the
 LocalExecutor), ``dag-processor`` and ``triggerer``, each in its own process group, on free ports, with a fresh
 AIRFLOW_HOME. Everything written goes to a fresh folder under ``build/``. The connections and the Variable the
-example DAGs need are created through the REST API, as a user would.
+example DAGs need are created through the REST API, as a user would. With ``MESSAGING_PLATFORM_SYSTEM_EXECUTOR=celery``
+(``make system-test EXECUTOR=celery``) it is the CeleryExecutor deployment of ``system_celery.py`` instead.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -28,9 +29,10 @@ from sqlalchemy import create_engine, text
 from messaging_platform_emulator.connection import uri_extras
 from messaging_platform_emulator.control_client import EmulatorControl
 from messaging_platform_emulator.process import spawn as spawn_emulator
-from messaging_platform_provider.hooks.names import CONN_TYPE
+from tests.integration.system.system_celery import CeleryParts, chosen_executor
 from tests.integration.system.system_processes import RUN_MARKER, Component, end_marked, free_port, wait_for
 from tests.integration.system.system_rest import AirflowRest
+from tests.integration.system.system_user_setup import set_up_as_a_user
 from tests.support.paths import EXAMPLE_DAGS, REPO
 from tests.support.postgres_server import PG_BIN, PostgresServer
 
@@ -40,13 +42,9 @@ SYSTEM_DAGS = Path(__file__).resolve().parent / "dags"  # DAGs of the scenarios 
 EXAMPLE_DAG_IDS = sorted(p.stem for p in DAGS.glob("messaging_platform_*.py"))
 SYSTEM_DAG_IDS = sorted(p.stem for p in SYSTEM_DAGS.glob("messaging_platform_*.py"))
 AIRFLOW_COMPONENTS = ("api-server", "scheduler", "dag-processor", "triggerer")
-ROTATED_CONN_ID = "messaging_platform_rotated"
-WELCOME_LONG_CODE = "+15125550100"  # the emulator places voice calls from any E.164 long code
 RECEIVER_PATH = "/messaging-platform/callbacks"  # where the provider's plugin mounts the receiver
 #: The triggerer's "async thread was blocked" warning threshold in this deployment (Airflow's default is 0.2 s).
 BLOCKED_THRESHOLD_SECONDS = 1.0
-#: the web app page of a push voice call, in the default connection's ``web_app_push_voice_call_url``
-VOICE_CALL_PAGE = "https://app.example.com/accounts/{account_id}/voice-calls/{action_id}"
 STRAY_EXPORTS = Path("/tmp/messaging-platform-exports")  # the contacts export's default destination
 
 
@@ -65,6 +63,8 @@ class Deployment:
         self.pg: PostgresServer | None = None
         self.emulator: subprocess.Popen[bytes] | None = None
         self.components: dict[str, Component] = {}
+        self.celery = CeleryParts(self.run_dir, self.logs) if chosen_executor() == "celery" else None
+        self.homes = [self.home, *(self.celery.worker_homes if self.celery is not None else [])]  # each has its logs
         self.api_port = free_port()
         self.api_url = f"http://127.0.0.1:{self.api_port}"
         self.receiver_url = self.api_url + RECEIVER_PATH
@@ -91,6 +91,9 @@ class Deployment:
             self.pg = PostgresServer().start()
             self.metadata_url = self.pg.create_database()
             self.store_url = self.pg.create_database()
+        if self.celery is not None:
+            with self._timed("redis"):
+                self.celery.start(self.pg, self._base_env())
         with self._timed("emulator"):
             self.emulator, self.emulator_uri = spawn_emulator(self.run_dir / "emulator", env=self._base_env())
             base_url = uri_extras(self.emulator_uri)["base_url"]
@@ -108,14 +111,16 @@ class Deployment:
                 raise
             assert code == 0, f"airflow db migrate failed:\n{migrate.log_tail()}"
         with self._timed("components up"):
-            for name in AIRFLOW_COMPONENTS:
-                self.components[name] = self._airflow_component(name).start()
+            for name, component in self._airflow_components().items():
+                self.components[name] = component.start()
             wait_for("the API server", self._api_healthy, timeout=90)
             wait_for("scheduler, triggerer and dag processor heartbeats", self._all_healthy, timeout=90)
+            if self.celery is not None:
+                wait_for("the second API server and both Celery workers", self.celery.ready, timeout=120)
         with self._timed("DAGs parsed"):
             wait_for("every example DAG in /api/v2/dags", self._dags_parsed, timeout=90)
         with self._timed("setup via REST"):
-            self._set_up_as_a_user()
+            set_up_as_a_user(self)
         return self
 
     def _base_env(self) -> dict[str, str]:
@@ -142,7 +147,6 @@ class Deployment:
                     ]
                 ),
                 "AIRFLOW__CORE__LOAD_EXAMPLES": "False",
-                "AIRFLOW__CORE__EXECUTOR": "LocalExecutor",
                 "AIRFLOW__CORE__PARALLELISM": "4",  # 2 cores: a few tasks at once
                 # As production deployments do: a failed task is tried again. Creates are retry-safe; scenario 1
                 # (no faults) checks that nothing needed a second try, scenario 5 (faults) that retries suffice.
@@ -179,10 +183,17 @@ class Deployment:
                 "MESSAGING_PLATFORM_CALLBACK_TOKENS": f"{self.seed['account_id']}:{self.seed['callback_token']}",
             }
         )
+        env.update(self.celery.settings() if self.celery is not None else {"AIRFLOW__CORE__EXECUTOR": "LocalExecutor"})
         return env
 
-    def _component(self, name: str, args: list[str]) -> Component:
-        return Component(name, [str(BIN / "airflow"), *args], self.env, self.logs / f"{name}.log", self.run_dir)
+    def _component(self, name: str, args: list[str], env: Mapping[str, str] | None = None) -> Component:
+        env = self.env if env is None else env
+        return Component(name, [str(BIN / "airflow"), *args], env, self.logs / f"{name}.log", self.run_dir)
+
+    def _airflow_components(self) -> dict[str, Component]:
+        if self.celery is not None:
+            return self.celery.components(self.env, self.api_port, self._component)
+        return {name: self._airflow_component(name) for name in AIRFLOW_COMPONENTS}
 
     def _airflow_component(self, name: str) -> Component:
         args = {
@@ -194,8 +205,8 @@ class Deployment:
         return self._component(name, args)
 
     def _api_healthy(self) -> bool:
-        api = self.components["api-server"]
-        assert api.running(), f"the API server exited:\n{api.log_tail()}"
+        for name, component in self.components.items():
+            assert component.running(), f"{name} exited:\n{component.log_tail()}"
         return bool(self.health())
 
     def health(self) -> dict[str, Any]:
@@ -214,45 +225,6 @@ class Deployment:
         found = {d["dag_id"] for d in self.rest.get("/api/v2/dags", limit=100)["dags"]}
         return set(EXAMPLE_DAG_IDS) | set(SYSTEM_DAG_IDS) <= found
 
-    def _set_up_as_a_user(self) -> None:
-        """The connections and the Variable the examples use, through the REST API (the password never printed)."""
-        from tests.support.airflow_api_harness import manager_from_uri
-
-        extra = json.dumps({"base_url": self.seed["base_url"], "account_id": self.seed["account_id"]})
-        # The default connection names the web app's voice call page: the created calls link to it (scenario 7).
-        linked = {**json.loads(extra), "web_app_push_voice_call_url": VOICE_CALL_PAGE}
-        self.rest.post(
-            "/api/v2/connections",
-            {
-                "connection_id": "messaging_platform_default",
-                "conn_type": CONN_TYPE,
-                "login": self.seed["api_key"],
-                "password": self.seed["api_secret"],
-                "extra": json.dumps(linked),
-            },
-        )
-        self.rest.post(
-            "/api/v2/connections",
-            {"connection_id": "airflow_api_default", "conn_type": "http", "host": "127.0.0.1", "port": self.api_port},
-        )
-        self.rest.post("/api/v2/variables", {"key": "messaging_platform_welcome_long_code", "value": WELCOME_LONG_CODE})
-        # The on-call alert example's notifier calls from this long code to this number when a task fails.
-        self.rest.post("/api/v2/variables", {"key": "messaging_platform_on_call_long_code", "value": WELCOME_LONG_CODE})
-        self.rest.post("/api/v2/variables", {"key": "messaging_platform_on_call_phone", "value": "+15550100000"})
-        with manager_from_uri(self.emulator_uri) as manager:  # the key the rotation example replaces
-            key = manager.create_api_key("Workload key")
-        self.extra_secrets.add(key["Secret"])
-        self.rest.post(
-            "/api/v2/connections",
-            {
-                "connection_id": ROTATED_CONN_ID,
-                "conn_type": CONN_TYPE,
-                "login": key["Key"],
-                "password": key["Secret"],
-                "extra": extra,
-            },
-        )
-
     # -- what scenarios use ----------------------------------------------------------------------------------
 
     def kill_component(self, name: str) -> None:
@@ -267,11 +239,15 @@ class Deployment:
         self.components[name].stop()
         self.components[name].start()
 
+    def triggerers(self) -> list[Component]:
+        return [component for name, component in self.components.items() if name.startswith("triggerer")]
+
     def component_logs(self) -> list[Path]:
         return sorted(self.logs.glob("*.log"))
 
     def airflow_logs(self) -> list[Path]:
-        return sorted(p for p in (self.home / "logs").rglob("*") if p.is_file())
+        """Every file under the ``logs`` folder of each AIRFLOW_HOME (the deployment's, and each worker's)."""
+        return sorted(p for home in self.homes for p in (home / "logs").rglob("*") if p.is_file())
 
     def store_rows(self, sql: str, **params: Any) -> list[tuple[Any, ...]]:
         """Rows of a query on the callback store (read-only use)."""
@@ -307,6 +283,8 @@ class Deployment:
                 component.stop(grace=20)
         finally:
             try:
+                if self.celery is not None:
+                    self.celery.stop()  # after the workers and the scheduler, which talk to it
                 if self.emulator is not None and self.emulator.poll() is None:
                     self.emulator.terminate()
                     try:

@@ -1,9 +1,9 @@
 """
 The system test's scenarios, run against one deployment in the order they are defined here. A scenario is a
 function taking the ``Deployment`` and returning its figures (one short line for the table); it fails by raising.
-``@scenario("N title")`` is its whole registration (N: its number, also the pytest id). Scenarios 8, 9 and 10 look at
-everything that ran before them: keep them last. A scenario that changes the emulator's behaviour (faults,
-schedule behaviour) puts it back in a ``finally``.
+``@scenario("N title")`` is its whole registration (N: its number, also the pytest id). Scenarios 8, 9 and 10
+(``system_scenarios_logs.py``) look at everything that ran before them: keep them last. A scenario that changes
+the emulator's behaviour (faults, schedule behaviour) puts it back in a ``finally``.
 """
 
 from __future__ import annotations
@@ -13,17 +13,11 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 
-from tests.integration.system.system_deployment import (
-    BLOCKED_THRESHOLD_SECONDS,
-    EXAMPLE_DAG_IDS,
-    WELCOME_LONG_CODE,
-    Deployment,
-)
+from tests.integration.system.system_deployment import EXAMPLE_DAG_IDS, Deployment
 from tests.integration.system.system_processes import wait_for
+from tests.integration.system.system_user_setup import WELCOME_LONG_CODE
 from tests.support.airflow_api_harness import wire_secrets
 
 KEYWORD_DAG = "messaging_platform_keyword_callbacks"
@@ -32,7 +26,6 @@ KEYWORD_CONSUMER = "messaging_platform_keyword_callbacks"
 VOICE_DAG = "messaging_platform_voice_call_push"
 FINISHED = {"success", "failed"}
 CALL_TO = "+15550100000"  # the emulator's first seeded contact
-BLOCKED_WARNING = "Triggerer's async thread was blocked"
 
 
 @dataclass(frozen=True)
@@ -91,8 +84,8 @@ def failed_tasks(d: Deployment, dag_id: str, run_id: str) -> str:
 
 
 def first_error(d: Deployment, dag_id: str, run_id: str, task_id: str) -> str:
-    folder = d.home / "logs" / f"dag_id={dag_id}" / f"run_id={run_id}" / f"task_id={task_id}"
-    for log in sorted(folder.rglob("*.log")):
+    folders = [home / "logs" / f"dag_id={dag_id}" / f"run_id={run_id}" / f"task_id={task_id}" for home in d.homes]
+    for log in sorted(log for folder in folders for log in folder.rglob("*.log")):
         for line in log.read_text(errors="replace").splitlines():
             if '"level":"error"' in line.replace(" ", "") or "Error:" in line:
                 return f" [{redact(d, error_summary(line))[:240]}]"
@@ -286,61 +279,3 @@ def deferred_wait_survives_triggerer_kill(d: Deployment) -> str:
         f"deferred after {deferred_after:.0f} s; new triggerer took the trigger {takeover:.0f} s after the kill; "
         f"run success in {seconds(run):.0f} s"
     )
-
-
-@scenario("8 no secret in any log, the metadata DB or the callback store")
-def no_secret_leaks(d: Deployment) -> str:
-    secrets = known_secrets(d)
-    assert d.pg is not None
-    blobs: dict[str, bytes] = {
-        "metadata DB dump": d.dump_database(d.metadata_url, "metadata"),
-        "callback store dump": d.dump_database(d.store_url, "callback-store"),
-    }
-    files = [*d.component_logs(), *d.airflow_logs(), d.pg.log]
-    files += [p for p in (d.run_dir / "emulator").iterdir() if p.suffix != ".uri"]  # the .uri file holds it by design
-    for path in files:
-        if path.is_file():
-            blobs[str(path.relative_to(d.run_dir) if d.run_dir in path.parents else path)] = path.read_bytes()
-    leaks = sorted({name for name, blob in blobs.items() for s in secrets if s.encode() in blob})
-    size = sum(len(b) for b in blobs.values())
-    figures = f"{len(secrets)} secrets in {len(blobs)} files and dumps ({size / 1e6:.1f} MB)"
-    assert not leaks, f"{figures}: found in {leaks}"
-    return figures + ": none found"
-
-
-@scenario("9 the triggerer's event loop is never blocked by our triggers")
-def triggerer_never_blocked(d: Deployment) -> str:
-    """No "blocked" warning at the deployment's threshold (``BLOCKED_THRESHOLD_SECONDS``), generous for load."""
-    log: Path = d.components["triggerer"].log
-    lines = [line for line in log.read_text(errors="replace").splitlines() if BLOCKED_WARNING in line]
-    figures = (
-        f"{len(lines)} '{BLOCKED_WARNING}' warning(s) over {BLOCKED_THRESHOLD_SECONDS:g} s in "
-        f"{d.components['triggerer'].starts} triggerer run(s)"
-    )
-    assert not lines, f"{figures}; first: {redact(d, lines[0])[:300]}; {triggers_started_before(d, lines[0])}"
-    return figures
-
-
-def triggers_started_before(d: Deployment, warning: str, seconds: float = 15.0) -> str:
-    """
-    The triggers that started in the ``seconds`` before a blocked warning was logged, to tell whose code was
-    running. A trigger of a task logs its start in that task's trigger log, not in the triggerer's.
-    """
-    try:
-        ended = datetime.fromisoformat(warning.split(" ", 1)[0].rstrip("Z"))
-    except ValueError:  # a line of another shape: leave the assertion's own message alone
-        return "the warning's time could not be read"
-    starts = []
-    for path in [d.components["triggerer"].log, *(p for p in d.airflow_logs() if ".log.trigger." in p.name)]:
-        for line in path.read_text(errors="replace").splitlines():
-            try:
-                record = json.loads(line)
-                stamp, event = str(record["timestamp"]), str(record["event"])
-            except (ValueError, KeyError, TypeError):
-                stamp, _, rest = line.partition(" ")
-                event = rest.partition("] ")[2]
-            if event.startswith("trigger ") and " starting" in event and stamp[:4].isdigit():
-                at = datetime.fromisoformat(stamp.rstrip("Z"))
-                if timedelta(0) <= ended - at <= timedelta(seconds=seconds):
-                    starts.append(f"{stamp[11:23]} {event.split(' starting')[0]}")
-    return f"triggers started in the {seconds:g} s before it: {sorted(starts) or 'none'}"

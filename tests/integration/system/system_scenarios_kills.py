@@ -12,9 +12,10 @@ from typing import Any
 from urllib.parse import quote
 
 from messaging_platform_provider.client.client import MessagingPlatformClient
-from tests.integration.system.system_deployment import VOICE_CALL_PAGE, Deployment
+from tests.integration.system.system_deployment import Deployment
 from tests.integration.system.system_processes import wait_for
 from tests.integration.system.system_scenarios import failed_tasks, run_finished, scenario, schedules_pending
+from tests.integration.system.system_user_setup import VOICE_CALL_PAGE
 
 KILLED_DAG = "messaging_platform_system_killed_waits"
 #: task id -> the number its call dials (the DAG's CALLS)

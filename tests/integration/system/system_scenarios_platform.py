@@ -13,7 +13,7 @@ import time
 from collections import Counter
 from typing import Any
 
-from tests.integration.system.system_deployment import EXAMPLE_DAG_IDS, ROTATED_CONN_ID, Deployment
+from tests.integration.system.system_deployment import EXAMPLE_DAG_IDS, Deployment
 from tests.integration.system.system_processes import wait_for
 from tests.integration.system.system_scenarios import (
     KEYWORD_CONSUMER,
@@ -27,6 +27,7 @@ from tests.integration.system.system_scenarios import (
     seconds,
     wait_runs,
 )
+from tests.integration.system.system_user_setup import ROTATED_CONN_ID
 
 ROTATION_DAG = "messaging_platform_api_key_rotation"
 WAITS_DAG = "messaging_platform_system_rotated_waits"

@@ -9,7 +9,8 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
-from tests.integration.system.system_scenarios import BLOCKED_WARNING, error_summary, triggers_started_before
+from tests.integration.system.system_scenarios import error_summary
+from tests.integration.system.system_scenarios_logs import BLOCKED_WARNING, triggers_started_before
 
 
 def test_a_blocked_warning_names_the_triggers_that_started_shortly_before_it(tmp_path: Path) -> None:
@@ -29,7 +30,7 @@ def test_a_blocked_warning_names_the_triggers_that_started_shortly_before_it(tmp
         + "\n"
     )
     deployment = SimpleNamespace(
-        components={"triggerer": SimpleNamespace(log=triggerer_log)}, airflow_logs=lambda: [task_log]
+        triggerers=lambda: [SimpleNamespace(log=triggerer_log)], airflow_logs=lambda: [task_log]
     )
     warning = next(line for line in triggerer_log.read_text().splitlines() if BLOCKED_WARNING in line)
     # ID 1 started 24.6 s before the warning, ID 3 after it: only ID 2 was starting or running within 15 s.
