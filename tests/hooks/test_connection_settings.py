@@ -1,8 +1,12 @@
-"""What ``settings_from_connection`` reads from a Messaging Platform connection, and what it refuses by name."""
+"""
+What ``settings_from_connection`` reads from a Messaging Platform connection, what it refuses by name, and what it
+only warns about (a web app URL template that cannot give a link).
+"""
 
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,3 +75,23 @@ def test_a_host_that_is_not_a_url_is_not_taken_for_the_base_url():
     assert error.field == "base_url"
     assert "is not set" in str(error)
     assert settings_from_connection(Connection(host=BASE_URL)).base_url == BASE_URL
+
+
+def test_a_bad_web_app_template_does_not_stop_the_connection_being_read(caplog):
+    """
+    The template only gives a link in Airflow's UI: a bad one is left out with a warning that names the extra and
+    not its value, and the rest of the connection is read as usual.
+    """
+    template = "https://user-9:secret-settings-9@app.example.com/{campaign_id}"
+    with caplog.at_level(logging.WARNING):
+        settings = settings_from_connection(connection(web_app_campaign_url=template, read_timeout=50, account_id=7))
+    assert (settings.base_url, settings.account_id, settings.timeout[1]) == (BASE_URL, 7, 50.0)
+    assert settings.web_app_urls == {}
+    (warning,) = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert "web_app_campaign_url: must not carry credentials" in warning
+    assert "secret-settings-9" not in caplog.text and "user-9" not in caplog.text
+
+
+def test_a_bad_web_app_template_does_not_hide_what_is_refused():
+    error = refusal(Connection(login=None, extra=json.dumps({"base_url": BASE_URL, "web_app_campaign_url": "x{"})))
+    assert error.field == "login/password"

@@ -1,15 +1,16 @@
 """
 The connection extras that give the web app's URL templates (``hooks/web_app_urls.py``): read by
-``settings_from_connection``, refused by name when they cannot give a link, and filled with ids only.
+``settings_from_connection``, dropped with a warning naming the extra when they cannot give a link (the connection
+still works), and filled with ids only.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import pytest
 
-from messaging_platform_provider.client.errors import MessagingPlatformValidationError
 from messaging_platform_provider.get_provider_info import get_provider_info
 from messaging_platform_provider.hooks.connection import settings_from_connection
 from messaging_platform_provider.hooks.names import CONN_TYPE
@@ -19,10 +20,20 @@ from tests.hooks.test_connection_settings import connection
 CAMPAIGN = "https://app.example.com/accounts/{account_id}/campaigns/{campaign_id}"
 
 
-def refusal(**extras: Any) -> MessagingPlatformValidationError:
-    with pytest.raises(MessagingPlatformValidationError) as raised:
-        settings_from_connection(connection(**extras))
-    return raised.value
+def dropped(caplog: pytest.LogCaptureFixture, extra: str, value: Any, **other_extras: Any) -> str:
+    """
+    Reads a connection whose ``extra`` holds ``value``, a template that cannot give a link: the read succeeds
+    without that template, and logs one warning for it, whose text is returned.
+    """
+    with caplog.at_level(logging.WARNING, logger="messaging_platform_provider.hooks.web_app_urls"):
+        settings = settings_from_connection(connection(**{extra: value}, **other_extras))
+    assert extra not in settings.web_app_urls
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1, warnings
+    assert extra in warnings[0]
+    if isinstance(value, str):
+        assert value.strip() not in warnings[0]
+    return warnings[0]
 
 
 def test_without_the_extras_there_are_no_templates():
@@ -56,13 +67,12 @@ def test_each_extra_is_read_by_its_name_and_by_the_form_name():
         ("web_app_schedule_url", "https://app.example.com/s/{}", "{}"),
     ],
 )
-def test_a_placeholder_the_page_cannot_fill_is_refused_naming_the_extra_and_the_ones_it_can(
-    extra, template, placeholder
+def test_a_placeholder_the_page_cannot_fill_drops_the_template_naming_the_extra_and_the_ones_it_can(
+    caplog, extra, template, placeholder
 ):
-    error = refusal(**{extra: template})
-    assert error.field == extra
-    assert f"has the placeholder {placeholder}" in str(error)
-    assert error.allowed == [f"{{{name}}}" for name in WEB_APP_URLS[extra]]
+    warning = dropped(caplog, extra, template)
+    assert f"{extra}: has the placeholder {placeholder}" in warning
+    assert f"(allowed: {', '.join(f'{{{name}}}' for name in WEB_APP_URLS[extra])})" in warning
 
 
 @pytest.mark.parametrize(
@@ -78,11 +88,29 @@ def test_a_placeholder_the_page_cannot_fill_is_refused_naming_the_extra_and_the_
     ],
     ids=repr,
 )
-def test_a_template_that_cannot_give_a_link_is_refused_naming_the_extra_without_repeating_it(template, problem):
-    error = refusal(web_app_campaign_url=template)
-    assert error.field == "web_app_campaign_url"
-    assert problem in str(error)
-    assert "secret-1" not in str(error)
+def test_a_template_that_cannot_give_a_link_is_dropped_with_a_warning_that_does_not_repeat_it(
+    caplog, template, problem
+):
+    warning = dropped(caplog, "web_app_campaign_url", template)
+    assert f"web_app_campaign_url: {problem}" in warning
+    assert "secret-1" not in warning
+
+
+def test_a_bad_template_costs_only_its_own_page(caplog):
+    """The other pages keep their templates, and the one bad extra gets one warning."""
+    schedule = "https://app.example.com/a/{account_id}/actions/{action_id}/schedules/{schedule_id}"
+    with caplog.at_level(logging.WARNING, logger="messaging_platform_provider.hooks.web_app_urls"):
+        settings = settings_from_connection(
+            connection(
+                web_app_campaign_url=CAMPAIGN,
+                web_app_schedule_url=schedule,
+                web_app_push_voice_call_url="https://app.example.com/calls/{campaign_id}",
+            )
+        )
+    assert settings.web_app_urls == {"web_app_campaign_url": CAMPAIGN, "web_app_schedule_url": schedule}
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1, warnings
+    assert "web_app_push_voice_call_url: has the placeholder {campaign_id}" in warnings[0]
 
 
 def test_a_link_is_the_template_with_each_id_percent_encoded():

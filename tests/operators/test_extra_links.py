@@ -7,6 +7,7 @@ Airflow's UI shows: the link as the serialized DAG gives it, the API server's ow
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import subprocess
@@ -165,16 +166,31 @@ def test_a_deferred_create_and_wait_links_to_its_call_once_it_resumes(linked):
     assert task.shown == task.link
 
 
-def test_without_the_extra_no_task_has_a_link(platform, dag_runs):
-    """On the default connection (no templates): every task created its resource, and its link is empty, which the
-    UI shows as no button."""
-    with parked_by_default(Lifecycle(platform)):
-        unlinked = run_and_read(platform, "messaging_platform_default")
+#: templates that cannot give a link; the schedule's extra is not set
+BAD_TEMPLATES = {
+    "web_app_campaign_url": "https://app.example.com/private-9/campaigns/{campaign_id",
+    "web_app_push_voice_call_url": "https://user-9:secret-9@app.example.com/voice-calls/{action_id}",
+}
+
+
+def test_without_a_usable_extra_no_task_has_a_link(platform, dag_runs, caplog, monkeypatch):
+    """
+    On a connection whose templates cannot give a link, or that has none: every task created its resource, and its
+    link is empty, which the UI shows as no button. A bad template is only warned about, naming the extra and not
+    its value.
+    """
+    monkeypatch.setenv(f"AIRFLOW_CONN_{LINKED_CONN.upper()}", platform.connection_json(extra=BAD_TEMPLATES))
+    with parked_by_default(Lifecycle(platform)), caplog.at_level(logging.WARNING):
+        unlinked = run_and_read(platform, LINKED_CONN)
     for key in EVERY_INSTANCE:
         task = unlinked.tasks[key]
         assert (task.state, bool(task.answer["Id"])) == ("success", True), key
         assert task.link == "", key
         assert not task.shown, key
+    logged = caplog.text
+    assert "web_app_campaign_url: has a brace that opens or closes no placeholder" in logged
+    assert "web_app_push_voice_call_url: must not carry credentials" in logged
+    assert "private-9" not in logged and "secret-9" not in logged
 
 
 def test_a_deferring_task_asks_for_no_xcom_it_has_not_pushed(platform, dag_runs, capfd, monkeypatch):

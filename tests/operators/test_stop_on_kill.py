@@ -29,7 +29,7 @@ from messaging_platform_provider.version_compat import (
 )
 from tests.operators.test_wait_for_completion import schedule_op, voice_call_op
 from tests.support.operator_context import task_context
-from tests.support.waiting import PARKED, Lifecycle, first_event, wait_until
+from tests.support.waiting import ONE_TIME, PARKED, SOON, Lifecycle, first_event, wait_until
 
 
 def deletes(platform: Any) -> list[str]:
@@ -96,6 +96,29 @@ def test_a_killed_schedule_task_deletes_its_schedule_and_nothing_else_of_the_act
     assert deletes(platform) == [f"/api/v2.1/account/1001/action/5001/schedule/{created}"]
 
 
+def test_a_schedule_adopted_by_its_definition_is_not_the_tasks_and_is_left_alone(platform):
+    """A retry-safe schedule create adopts an existing schedule of the same definition: it may be anyone's."""
+    platform.control.set_schedule_behaviour(**PARKED)
+    theirs = Lifecycle(platform).new_schedule()  # the definition schedule_op sends, made by someone else
+    op = schedule_op(wait_timeout=1)
+    with pytest.raises(AirflowException):  # the wait ends at its wait_timeout
+        op.execute(task_context(op))
+    assert op.started is None
+    op.on_kill()
+    assert deletes(platform) == []
+    assert theirs["Id"] in schedule_ids(5001)
+
+
+def test_work_that_has_ended_is_not_stopped(platform):
+    """A kill that comes after the call ran its course deletes nothing (it would remove a finished call)."""
+    platform.control.set_schedule_behaviour(**SOON)
+    op = voice_call_op(schedules=[ONE_TIME])
+    op.execute(task_context(op))  # waits until the schedule is Completed
+    op.on_kill()
+    assert deletes(platform) == []
+    assert action_exists(int(op.started.action_id))
+
+
 def test_stop_on_kill_false_leaves_the_work_running(platform):
     platform.control.set_schedule_behaviour(**PARKED)
     task = RunningTask(voice_call_op(stop_on_kill=False, wait_timeout=1))
@@ -159,6 +182,23 @@ def test_a_trigger_moved_to_another_triggerer_stops_nothing(platform, monkeypatc
     assert action_exists(int(op.started.action_id))
 
 
+def test_a_trigger_cancelled_after_its_wait_ended_stops_nothing(platform, monkeypatch):
+    """
+    apache/airflow#73454 after the fact: the trigger moved, its new triggerer saw the call end and the task
+    succeeded; the old triggerer's late on_kill reads "success" and must not delete the finished call.
+    """
+    platform.control.set_schedule_behaviour(**PARKED)
+    op = voice_call_op(deferrable=True, schedules=[ONE_TIME])
+    context = task_context(op)
+    trigger, _ = deferred_trigger(op, context)
+    (schedule_id,) = trigger.schedule_ids
+    platform.control.set_one_schedule_behaviour(int(schedule_id), **SOON)
+    lifecycle = Lifecycle(platform)
+    wait_until(lambda: lifecycle.status(op.started.action_id, schedule_id) == "Completed", "the call to end")
+    kill_deferred(trigger, context, monkeypatch, "success")
+    assert deletes(platform) == []
+
+
 def test_a_task_state_that_cannot_be_read_stops_nothing(platform):
     """Outside a triggerer the lookup fails: the work is never stopped on a guess."""
     platform.control.set_schedule_behaviour(**PARKED)
@@ -212,6 +252,21 @@ def test_a_wait_timeout_before_the_execution_timeout_is_the_ordinary_timeout(pla
         resume(op, started_at(op))
     assert not isinstance(failed.value, AirflowTaskTimeout)
     assert deletes(platform) == []  # a wait_timeout stops the waiting, not the call
+
+
+def test_a_wait_timeout_that_fired_is_not_taken_for_the_execution_timeout_when_the_resume_comes_late(platform):
+    """Which deadline fired comes with the deferral, not from the clock: a resume queued past execution_timeout."""
+    platform.control.set_schedule_behaviour(**PARKED)
+    op = voice_call_op(deferrable=True, wait_timeout=0.3, execution_timeout=timedelta(seconds=1))
+    context = started_at(op)
+    trigger, deferred = deferred_trigger(op, context)
+    assert deferred.kwargs["timed_by"] == "wait"
+    event = asyncio.run(first_event(trigger))
+    wait_until(lambda: datetime.now(timezone.utc) > context["ti"].start_date + timedelta(seconds=1.2), "a late resume")
+    with pytest.raises(AirflowException) as failed:
+        op.resume_execution(deferred.method_name, {**deferred.kwargs, "event": event}, context)
+    assert not isinstance(failed.value, AirflowTaskTimeout)
+    assert deletes(platform) == []
 
 
 def test_a_deferred_sensor_past_execution_timeout_fails_as_timed_out(platform):

@@ -72,6 +72,19 @@ class CreateOnce:
     def marker(self) -> str:
         return f"[{MARKER_PREFIX}{self.token}]"
 
+    def state_key(self, operation: Operation) -> str:
+        """Where the store keeps what this task's tries did about the create ``operation``."""
+        return f"messaging_platform:{operation.name}:{self.token}"
+
+    def recorded_id(self, operation: Operation) -> Any:
+        """
+        The id of the resource a try of this task created with ``operation``, as the store recorded it when the
+        create answered; ``None`` when none did (or no store). A resource adopted by matching its fields is not
+        recorded: it may have been made by someone else.
+        """
+        state = self.store.get(self.state_key(operation)) if self.store is not None else None
+        return (state or {}).get("id")
+
 
 def with_marker(body: Mapping[str, Any], field: str, once: CreateOnce) -> dict[str, Any]:
     """The body with the run marker appended to ``field`` (kept as is if the value already carries it)."""
@@ -178,7 +191,7 @@ def create_once(
         return _made(operation, created, path_params, adopted=False)
     if dedupe.marker_field:
         body = with_marker(body, dedupe.marker_field, once)
-    key = f"messaging_platform:{operation.name}:{once.token}"
+    key = once.state_key(operation)
     state = (once.store.get(key) if once.store else None) or {}
     if dedupe.one_per_parent:
         return _create_one_per_parent(call, operation, dedupe, body, once, key, state, account_id, path_params)

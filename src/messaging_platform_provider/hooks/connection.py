@@ -18,7 +18,7 @@ from messaging_platform_provider.client.errors import MessagingPlatformValidatio
 from messaging_platform_provider.client.request import DEFAULT_TIMEOUT, normalize_base_url
 from messaging_platform_provider.client.values import zone
 from messaging_platform_provider.hooks.names import CONN_TYPE, LEGACY_CONN_TYPE
-from messaging_platform_provider.hooks.web_app_urls import WEB_APP_URLS, check_web_app_url
+from messaging_platform_provider.hooks.web_app_urls import WEB_APP_URLS, usable_web_app_urls
 
 ClientT = TypeVar("ClientT")
 
@@ -105,7 +105,8 @@ def settings_from_connection(
     ``account_id`` and ``timezone`` are extra fields; ``connect_timeout``/``read_timeout`` optional extras;
     ``allow_insecure_http`` (true/false, default false) allows a plain ``http://`` base URL or callback URL to a host
     that is not loopback (``request.refuse_plain_http``). ``web_app_campaign_url``, ``web_app_schedule_url`` and
-    ``web_app_push_voice_call_url`` are optional URL templates of the web app's pages (``hooks/web_app_urls.py``).
+    ``web_app_push_voice_call_url`` are optional URL templates of the web app's pages (``hooks/web_app_urls.py``):
+    a bad one is left out with a warning rather than refused, as it only costs its page's link.
     The caller hands the password to Airflow's secrets masker (``mask_secret`` in tasks, ``amask_secret`` in
     triggers, where the synchronous call would block the event loop on the supervisor).
     """
@@ -118,9 +119,9 @@ def settings_from_connection(
     timezone_name = str(_extra(extras, "timezone") or "UTC")
     zone(timezone_name)
     allow_insecure_http = _flag(extras, "allow_insecure_http")
-    web_app_urls = {
-        name: check_web_app_url(name, value) for name in WEB_APP_URLS if (value := _extra(extras, name)) is not None
-    }
+    web_app_urls = usable_web_app_urls(
+        {name: value for name in WEB_APP_URLS if (value := _extra(extras, name)) is not None}
+    )
     if not login or not password:
         raise MessagingPlatformValidationError(
             "login/password", "the connection needs the API key as login and its secret as password"

@@ -1,12 +1,14 @@
 """
 Where a created resource is in the platform's web app: the connection extras that hold a URL template for each
-kind of page, the placeholders each template may use, the check of a template when the connection is read, and the
-link a template gives for one resource.
+kind of page, the placeholders each template may use, the check of a template when the connection is read (a bad
+one is dropped with a warning), and the link a template gives for one resource.
 
 The web app's URL paths are not part of the API, so the connection says them: one whole URL per kind of page, with
 placeholders for the ids (``https://app.example.com/accounts/{account_id}/campaigns/{campaign_id}``). A kind whose
 extra is not set has no link. A placeholder can only be an id: a link is stored as XCom and shown to everyone who
-can see the task, so nothing secret can be put into it.
+can see the task, so nothing secret can be put into it. A template that cannot give a link costs only its page's
+link: it is dropped when the connection is read, with a warning naming the extra, and every task, sensor, trigger
+and notifier on the connection works as if the extra were not set.
 
 Imports nothing of Airflow, of the client's transport or of the hooks: ``operators/links.py`` reads it, and DAG
 files import the operators.
@@ -14,11 +16,14 @@ files import the operators.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from string import Formatter
 from urllib.parse import quote, urlsplit
 
 from messaging_platform_provider.client.errors import MessagingPlatformValidationError
+
+log = logging.getLogger(__name__)
 
 #: Each connection extra that names a page of the platform's web app, with the placeholders its URL may hold.
 WEB_APP_URLS: dict[str, tuple[str, ...]] = {
@@ -67,6 +72,21 @@ def check_web_app_url(extra: str, value: object) -> str:
         )
     placeholders(extra, template)
     return template
+
+
+def usable_web_app_urls(given: Mapping[str, object]) -> dict[str, str]:
+    """
+    The checked templates of ``given`` (the extras set on the connection, by name). A template that fails the check
+    is left out, with one warning that names its extra and what is wrong, never its value: a bad URL may hold
+    something private. The connection still works; that page has no link.
+    """
+    usable = {}
+    for extra, value in given.items():
+        try:
+            usable[extra] = check_web_app_url(extra, value)
+        except MessagingPlatformValidationError as error:
+            log.warning("Connection extra ignored, so tasks on this connection get no link to its page: %s", error)
+    return usable
 
 
 def web_app_link(extra: str, template: str, values: Mapping[str, object]) -> str:

@@ -157,6 +157,7 @@ class MessagingPlatformCreateScheduleOperator(
 
         with self.failing_fast():
             self.wait_seconds()  # a wait_timeout that is no number is refused before the create is sent
+            once = self.once(context)
             schedule = self.hook.create_schedule(
                 self.action_id,
                 self.schedule_type,
@@ -164,11 +165,12 @@ class MessagingPlatformCreateScheduleOperator(
                 self.start_from,
                 run_once_at=self.run_once_at,
                 extra=self.extra,
-                once=self.once(context),
+                once=once,
                 account_id=self.account,
                 **self.declared_values(ScheduleOptions),
             )
-            self.started = StartedWork.schedules(self.action_id, [schedule["Id"]])  # what on_kill stops
+            work = StartedWork.schedules(self.action_id, [schedule["Id"]])
+            self.remember_started(once, schedule["Id"], work)  # what a kill stops
             answer = self.wait_for(context, self.action_id, [str(schedule["Id"])], schedule)
         return self.task_result(context, answer)
 

@@ -17,6 +17,7 @@ from messaging_platform_provider.waiting.completion import WaitForSchedulesMixin
 if TYPE_CHECKING:
     from airflow.sdk import Context
 
+    from messaging_platform_provider.client.once import CreateOnce
     from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
     from messaging_platform_provider.tasks.templated import Templated
 
@@ -120,8 +121,9 @@ class MessagingPlatformCreatePushVoiceCallOperator(WaitForSchedulesMixin, Messag
 
         with self.failing_fast():
             self.wait_seconds()  # a wait_timeout that is no number is refused before the create is sent
-            action = self._create(self.hook, context)
-            self.started = StartedWork.action(action["Id"])  # what on_kill stops (stop_on_kill)
+            once = self.once(context)
+            action = self._create(self.hook, once)
+            self.remember_started(once, action["Id"], StartedWork.action(action["Id"]))  # what a kill stops
             schedule_ids = [str(s["Id"]) for s in action.get("Schedules") or []]
             answer = self.wait_for(context, action["Id"], schedule_ids, action)
         return self.task_result(context, answer)
@@ -146,10 +148,10 @@ class MessagingPlatformCreatePushVoiceCallOperator(WaitForSchedulesMixin, Messag
     def recover_result(self, event: dict[str, Any], schedules: dict[str, Any]) -> Any:
         return self.hook.get_push_voice_call(event["action_id"], account_id=self.account)
 
-    def _create(self, hook: MessagingPlatformHook, context: Context) -> dict[str, Any]:
+    def _create(self, hook: MessagingPlatformHook, once: CreateOnce | None) -> dict[str, Any]:
         options = self.declared_values(PushVoiceCallOptions)
         return hook.create_push_voice_call(
-            self.channels, extra=self.extra, once=self.once(context), account_id=self.account, **options
+            self.channels, extra=self.extra, once=once, account_id=self.account, **options
         )
 
 

@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING, Any
 from airflow.sdk import BaseSensorOperator, PokeReturnValue
 
 from messaging_platform_provider.tasks.errors import failing_fast
-from messaging_platform_provider.waiting.deadline import deadline_after, deferral_timeout, earliest
+from messaging_platform_provider.waiting.deadline import deadline_after, deferral_timeout
 from messaging_platform_provider.waiting.outcome import (
     default_deferrable,
-    execution_deadline,
-    execution_time_passed,
+    execution_timed_out,
     execution_timeout_error,
     resumed_by_earlier_try,
     try_number,
+    watched_deadline,
 )
 
 if TYPE_CHECKING:
@@ -52,12 +52,14 @@ class MessagingPlatformBaseSensor(BaseSensorOperator):
             done = self.poke(context)
         if done:
             return done.xcom_value if isinstance(done, PokeReturnValue) else None
-        deadline = earliest(deadline_after(float(self.timeout)), execution_deadline(context, self.execution_timeout))
+        wait_deadline = deadline_after(float(self.timeout))
+        deadline, timed_by = watched_deadline(context, self.execution_timeout, wait_deadline)
         self.defer(
             trigger=self.make_trigger(
                 context, poll_interval=float(self.poke_interval), deadline=deadline, try_number=try_number(context)
             ),
             method_name="execute_complete",
+            kwargs={"timed_by": timed_by},
             timeout=deferral_timeout(deadline),
         )
 
@@ -67,12 +69,11 @@ class MessagingPlatformBaseSensor(BaseSensorOperator):
         """The trigger that waits in the triggerer, with the arguments every trigger of ours takes."""
         raise NotImplementedError
 
-    def execute_complete(self, context: Context, event: dict[str, Any]) -> Any:
+    def execute_complete(self, context: Context, event: dict[str, Any], timed_by: str | None = None) -> Any:
         if resumed_by_earlier_try(context, event, self.log):
             return self.execute(context)
-        if isinstance(event, dict) and event.get("outcome") == "timeout":
-            if execution_time_passed(context, self.execution_timeout):
-                raise execution_timeout_error(self.execution_timeout)
+        if execution_timed_out(context, self.execution_timeout, event, timed_by):
+            raise execution_timeout_error(self.execution_timeout)
         with failing_fast():
             return self.result_from_event(event)
 

@@ -2,8 +2,9 @@
 What a task started on the platform, and how killing the task stops it (``stop_on_kill``): the create-and-wait
 operators of push voice calls and schedules remember what they created, and stop it when Airflow kills the task,
 in the worker (``BaseOperator.on_kill``) or, while the task is deferred, in the triggerer (``BaseTrigger.on_kill``).
-Both paths take the deletes from ``StartedWork.deletes`` and treat an answer alike (``gone_already``); only the
-call differs (sync hook, async hook).
+Both paths first read the work's schedules and stop nothing whose every schedule has ended (``still_running``),
+then take the deletes from ``StartedWork.deletes`` and treat an answer alike (``gone_already``); only the call
+differs (sync client or hook, async hook).
 
 Light to import: the schedule trigger imports it on the triggerer's event loop.
 """
@@ -16,6 +17,9 @@ from typing import Any, Protocol
 
 from messaging_platform_provider.client.errors import MessagingPlatformApiError
 from messaging_platform_provider.client.operations import Operation, Operations
+
+#: a schedule's ProcessStatus once it has run its course: nothing is left to stop
+ENDED_STATUSES = ("Completed", "Failed", "Aborted")
 
 
 class InfoLog(Protocol):
@@ -40,6 +44,16 @@ class StartedWork:
     @classmethod
     def schedules(cls, action_id: int | str, schedule_ids: Iterable[int | str]) -> StartedWork:
         return cls(str(action_id), tuple(str(schedule_id) for schedule_id in schedule_ids))
+
+    def still_running(self, schedules: list[dict[str, Any]]) -> bool:
+        """
+        Whether any of this work's schedules (``schedules``: the action's, as listed) has not ended. Work with no
+        schedule listed counts as running. A work whose schedules all ended is left as it is: a trigger that
+        Airflow 3.3 cancels after it moved to another triggerer (apache/airflow#73454) may run ``on_kill`` after
+        the wait ended well, and deleting would then remove a finished call.
+        """
+        mine = [s for s in schedules if not self.schedule_ids or str(s.get("Id")) in self.schedule_ids]
+        return not mine or any(str(s.get("ProcessStatus")) not in ENDED_STATUSES for s in mine)
 
     def deletes(self) -> list[tuple[Operation, dict[str, str]]]:
         """The calls that stop this work, each an operation and its path values."""
@@ -69,11 +83,20 @@ def gone_already(exc: MessagingPlatformApiError) -> bool:
     return exc.status == 404
 
 
-def stop(hook: Any, work: StartedWork, account_id: int | None, log: InfoLog) -> None:
-    """Stop ``work`` through the sync hook (``MessagingPlatformHook.call``), in the worker."""
+def stop(caller: Any, work: StartedWork, account_id: int | None, log: InfoLog) -> None:
+    """Stop ``work`` through a sync caller (a client or ``MessagingPlatformHook``: ``call``), in the worker."""
+    try:
+        schedules = caller.call(Operations.list_schedules, account_id=account_id, action_id=work.action_id)
+    except MessagingPlatformApiError as exc:
+        if not gone_already(exc):
+            raise
+        schedules = []
+    if schedules and not work.still_running(schedules):
+        log.info("Killed: %s had ended already; nothing to stop.", work)
+        return
     for operation, path in work.deletes():
         try:
-            hook.call(operation, account_id=account_id, **path)
+            caller.call(operation, account_id=account_id, **path)
         except MessagingPlatformApiError as exc:
             if not gone_already(exc):
                 raise
@@ -82,6 +105,15 @@ def stop(hook: Any, work: StartedWork, account_id: int | None, log: InfoLog) -> 
 
 async def astop(hook: Any, work: StartedWork, account_id: int | None, log: InfoLog) -> None:
     """Stop ``work`` through the async hook (``MessagingPlatformAsyncHook.call``), in the triggerer."""
+    try:
+        schedules = await hook.call(Operations.list_schedules, account_id=account_id, action_id=work.action_id)
+    except MessagingPlatformApiError as exc:
+        if not gone_already(exc):
+            raise
+        schedules = []
+    if schedules and not work.still_running(schedules):
+        log.info("Killed: %s had ended already; nothing to stop.", work)
+        return
     for operation, path in work.deletes():
         try:
             await hook.call(operation, account_id=account_id, **path)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from messaging_platform_provider.waiting.defaults import DEFAULT_MAX_TRANSIENT_ERRORS
 
@@ -18,6 +18,8 @@ from messaging_platform_provider.waiting.defaults import DEFAULT_MAX_TRANSIENT_E
 if TYPE_CHECKING:
     from airflow.sdk import Context
 
+    from messaging_platform_provider.client.once import CreateOnce
+    from messaging_platform_provider.client.operations import Operation
     from messaging_platform_provider.tasks.started_work import StartedWork
     from messaging_platform_provider.tasks.templated import Templated
 
@@ -42,12 +44,14 @@ class WaitForSchedulesMixin:
         action. In the worker this is ``on_kill``; while the task is deferred, the trigger's ``on_kill`` (Airflow
         3.3+) and the execution deadline it watches. ``False`` leaves the platform work running.
 
-    Each operator sets ``self.started`` (``tasks.started_work.StartedWork``) right after its create returns.
+    Each operator hands what its create returned to ``remember_started`` right away: ``self.started``
+    (``tasks.started_work.StartedWork``) is what a kill stops.
     """
 
     messaging_platform_conn_id: str
     account: int | None
     execution_timeout: timedelta | None
+    operation: ClassVar[Operation]
 
     def __init__(
         self,
@@ -73,6 +77,19 @@ class WaitForSchedulesMixin:
         self.wait_rules = WaitRules.build(success_statuses, failure_statuses, max_transient_errors)
         self.stop_on_kill = stop_on_kill
         self.started: StartedWork | None = None
+
+    def remember_started(self, once: CreateOnce | None, created_id: Any, work: StartedWork) -> None:
+        """
+        What a kill stops: ``work``, when this task instance made it (the create was sent now, or an earlier try of
+        the task recorded this id). A resource the create adopted by matching its fields (after a lost answer, or a
+        schedule with the same definition) may be someone else's: a kill leaves it alone.
+        """
+        if once is None or str(once.recorded_id(self.operation)) == str(created_id):
+            self.started = work
+            return
+        self.started = None
+        log = self.log  # type: ignore[attr-defined]
+        log.info("stop_on_kill will leave %s alone: adopted by its fields, it may not be this task's.", work)
 
     def check_literal_values(self) -> None:
         super().check_literal_values()  # type: ignore[misc]
@@ -120,11 +137,11 @@ class WaitForSchedulesMixin:
         if verdict is not None:
             return self.with_final(result, conclude(watch.payload(verdict)))
         from messaging_platform_provider.triggers.schedule import MessagingPlatformScheduleTrigger
-        from messaging_platform_provider.waiting.deadline import deferral_timeout, earliest
-        from messaging_platform_provider.waiting.outcome import execution_deadline
+        from messaging_platform_provider.waiting.deadline import deferral_timeout
+        from messaging_platform_provider.waiting.outcome import watched_deadline
 
-        # The trigger watches the wait's deadline and the try's execution_timeout, whichever comes first.
-        deadline = earliest(deadline, execution_deadline(context, self.execution_timeout))
+        # The trigger watches the wait's deadline or the try's execution_timeout, whichever comes first.
+        deadline, timed_by = watched_deadline(context, self.execution_timeout, deadline)
         stopped = self.started if self.stop_on_kill else None  # what the trigger's on_kill stops
         # The ids now, not only when the wait ends: the link to the web app shows while the task is deferred.
         self.push_ids(context, result)  # type: ignore[attr-defined]
@@ -141,55 +158,66 @@ class WaitForSchedulesMixin:
                 started_work=stopped.to_kwargs() if stopped is not None else None,
             ),
             method_name="execute_complete",
-            kwargs={"result": result},
+            kwargs={"result": result, "timed_by": timed_by},
             timeout=deferral_timeout(deadline),
         )
 
     def on_kill(self) -> None:
         """
-        Airflow kills the running task: stop what it created (``stop_on_kill``). With a hook of its own: Airflow
-        calls this from a signal handler, perhaps while ``execute`` is in the middle of a request on ``self.hook``.
+        Airflow kills the running task: stop what it created (``stop_on_kill``). With a client of its own, built from
+        the settings the task has read already: Airflow calls this from a signal handler, perhaps while ``execute``
+        is in the middle of a request on ``self.hook``, or of a message to Airflow that reading the connection again
+        would wait behind.
         """
-        if self.started is None:
+        if self.started is None or not self.stop_on_kill:
             return
-        from messaging_platform_provider.hooks.messaging_platform import MessagingPlatformHook
+        from messaging_platform_provider.client.client import MessagingPlatformClient
+        from messaging_platform_provider.hooks.connection import client_from_settings
 
-        self.stop_started(MessagingPlatformHook(self.messaging_platform_conn_id), self.started)
+        hook = self.hook  # type: ignore[attr-defined]
+        client = client_from_settings(hook.settings, MessagingPlatformClient)
+        try:
+            self.stop_started(client, self.started)
+        finally:
+            client.close()
 
-    def stop_started(self, hook: Any, work: StartedWork) -> None:
-        """Stop ``work``, what this task instance created, unless ``stop_on_kill=False``."""
+    def stop_started(self, caller: Any, work: StartedWork) -> None:
+        """Stop ``work``, what this task instance created, unless ``stop_on_kill=False``; ``caller``: its ``call``."""
         if not self.stop_on_kill:
             return
         from messaging_platform_provider.tasks.started_work import stop
 
-        stop(hook, work, self.account, self.log)  # type: ignore[attr-defined]
+        stop(caller, work, self.account, self.log)  # type: ignore[attr-defined]
 
-    def execute_complete(self, context: Context, event: dict[str, Any], result: Any = None) -> Any:
-        from messaging_platform_provider.waiting.outcome import conclude, resumed_by_earlier_try
+    def execute_complete(
+        self, context: Context, event: dict[str, Any], result: Any = None, timed_by: str | None = None
+    ) -> Any:
+        from messaging_platform_provider.waiting.outcome import conclude, execution_timed_out, resumed_by_earlier_try
 
         if resumed_by_earlier_try(context, event, self.log):  # type: ignore[attr-defined]
             return self.execute(context)  # type: ignore[attr-defined]
-        if isinstance(event, dict) and event.get("outcome") == "timeout":
-            self.check_execution_time(context, event)
+        if execution_timed_out(context, self.execution_timeout, event, timed_by):
+            self.end_at_execution_timeout(event)
         schedules = conclude(event)
         if result is None:  # resumed without the deferral's kwargs (``dag.test()`` passes the event alone)
             result = self.recover_result(event, schedules)
         return self.push_ids(context, self.with_final(result, schedules))  # type: ignore[attr-defined]
 
-    def check_execution_time(self, context: Context, event: dict[str, Any]) -> None:
+    def end_at_execution_timeout(self, event: dict[str, Any]) -> None:
         """
-        After the trigger's timeout: when it was the try's ``execution_timeout`` (not ``wait_timeout``), stop what
-        the task started (``stop_on_kill``, as Airflow's ``on_kill`` does in a worker) and raise
-        ``AirflowTaskTimeout``.
+        The trigger's deadline was the try's ``execution_timeout``: stop what the task started (``stop_on_kill``, as
+        Airflow's ``on_kill`` does in a worker), then raise ``AirflowTaskTimeout``, also when stopping failed.
         """
-        from messaging_platform_provider.waiting.outcome import execution_time_passed, execution_timeout_error
+        from messaging_platform_provider.waiting.outcome import execution_timeout_error
 
-        if not execution_time_passed(context, self.execution_timeout):
-            return
         if event.get("started_work"):
             from messaging_platform_provider.tasks.started_work import StartedWork
 
-            self.stop_started(self.hook, StartedWork.from_kwargs(event["started_work"]))  # type: ignore[attr-defined]
+            work = StartedWork.from_kwargs(event["started_work"])
+            try:
+                self.stop_started(self.hook, work)  # type: ignore[attr-defined]
+            except Exception as exc:  # the timeout is the task's outcome; a failed stop is told, not raised
+                self.log.warning("Could not stop %s: %s", work, exc)  # type: ignore[attr-defined]
         raise execution_timeout_error(self.execution_timeout)
 
     def with_final(self, result: Any, schedules: dict[str, Any]) -> Any:

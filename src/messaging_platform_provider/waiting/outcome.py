@@ -17,7 +17,7 @@ from messaging_platform_provider.version_compat import (
     AirflowTaskTimeout,
     conf,
 )
-from messaging_platform_provider.waiting.deadline import deadline_after, seconds_left
+from messaging_platform_provider.waiting.deadline import deadline_after, earliest, seconds_left
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -53,21 +53,46 @@ def try_number(context: Context) -> int:
     return int(context["ti"].try_number)
 
 
+#: Which deadline a deferred wait's trigger watches (the earlier one), handed to the resumed task in the
+#: deferral's kwargs (``timed_by``): the wait's own (the sensor's ``timeout``, ``wait_timeout``), or the try's
+#: ``execution_timeout``.
+WAIT_DEADLINE = "wait"
+EXECUTION_DEADLINE = "execution_timeout"
+
+
 def execution_deadline(context: Context, execution_timeout: timedelta | None) -> str | None:
     """
     When the try's ``execution_timeout`` runs out: the try's start plus the timeout, as UTC ISO text (``None``: no
-    ``execution_timeout``). Airflow keeps a try's start across its deferrals, so a resumed task finds the same
-    instant. A deferred task is never timed by Airflow's ``execution_timeout`` (it times only the worker's share), so
-    the deferrable paths hand this deadline to their trigger and check it when they resume
-    (``execution_time_passed``).
+    ``execution_timeout``). Read when the task defers, from the start of its try. A deferred task is never timed by
+    Airflow's ``execution_timeout`` (it times only the worker's share), so the deferrable paths hand this deadline
+    to their trigger (``watched_deadline``).
     """
     if execution_timeout is None:
         return None
     return deadline_after(execution_timeout.total_seconds(), context["ti"].start_date)
 
 
-def execution_time_passed(context: Context, execution_timeout: timedelta | None) -> bool:
-    """Whether the try's ``execution_timeout`` has run out (checked by a deferred task when it resumes)."""
+def watched_deadline(
+    context: Context, execution_timeout: timedelta | None, wait_deadline: str | None
+) -> tuple[str | None, str]:
+    """The deadline a deferred wait's trigger watches, the earlier of the two, and which one it is."""
+    ends = execution_deadline(context, execution_timeout)
+    deadline = earliest(wait_deadline, ends)
+    return deadline, (EXECUTION_DEADLINE if ends is not None and deadline == ends else WAIT_DEADLINE)
+
+
+def execution_timed_out(
+    context: Context, execution_timeout: timedelta | None, event: Any, timed_by: str | None
+) -> bool:
+    """
+    Whether the trigger's event is the timeout of the try's ``execution_timeout`` (not of the wait): decided by
+    which deadline the trigger watched (``timed_by``, from the deferral's kwargs). A task resumed without those
+    kwargs (``dag.test()`` passes the event alone) compares the clock with the try's start instead.
+    """
+    if not isinstance(event, Mapping) or event.get("outcome") != "timeout":
+        return False
+    if timed_by is not None:
+        return timed_by == EXECUTION_DEADLINE
     left = seconds_left(execution_deadline(context, execution_timeout))
     return left is not None and left <= 0
 
