@@ -8,9 +8,6 @@ call, the Deadline Alert's through Airflow's callback trigger).
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -18,7 +15,7 @@ import pytest
 from airflow.sdk import DAG, task
 
 from messaging_platform_provider.notifications import MessagingPlatformVoiceCallNotifier
-from tests.support.airflow_versions import AIRFLOW_VERSION, airflow_command
+from tests.support.airflow_versions import AIRFLOW_VERSION, providers_listing
 
 AIRFLOW_3_1_PLUS = AIRFLOW_VERSION.release[:2] >= (3, 1)
 NOTIFIER_PATH = "messaging_platform_provider.notifications.voice_call.MessagingPlatformVoiceCallNotifier"
@@ -81,14 +78,5 @@ def test_a_human_in_the_loop_operator_takes_it_in_notifiers():
 
 def test_airflow_providers_notifications_lists_ours(tmp_path):
     """``airflow providers notifications``, as a user runs it, in an Airflow home of its own."""
-    env = {**os.environ, "AIRFLOW_HOME": str(tmp_path)}
-    out = subprocess.run(
-        [*airflow_command(sys.executable), "providers", "notifications", "--output", "plain"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert out.returncode == 0, out.stderr[-2000:]
-    listed = {line.strip() for line in out.stdout.splitlines()}
+    listed = providers_listing("notifications", tmp_path)
     assert "messaging_platform_provider.notifications.voice_call.MessagingPlatformVoiceCallNotifier" in listed

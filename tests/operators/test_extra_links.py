@@ -8,17 +8,14 @@ Airflow's UI shows: the link as the serialized DAG gives it, the API server's ow
 from __future__ import annotations
 
 import logging
-import os
 import re
-import subprocess
-import sys
 import threading
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from tests.support.airflow_versions import airflow_command, as_serialized, dag_bag
+from tests.support.airflow_versions import as_serialized, dag_bag, providers_listing
 from tests.support.paths import TEST_DAGS
 from tests.support.platform import module_platform
 from tests.support.waiting import SOON, Lifecycle, parked_by_default
@@ -217,16 +214,7 @@ def test_no_link_carries_the_api_key_or_its_secret(linked, platform):
 
 def test_airflow_providers_links_lists_ours(tmp_path):
     """``airflow providers links``, as a user runs it, in an Airflow home of its own."""
-    env = {**os.environ, "AIRFLOW_HOME": str(tmp_path)}
-    out = subprocess.run(
-        [*airflow_command(sys.executable), "providers", "links", "--output", "plain"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert out.returncode == 0, out.stderr[-2000:]
-    listed = {line.strip() for line in out.stdout.splitlines()}
+    listed = providers_listing("links", tmp_path)
     assert {
         "messaging_platform_provider.operators.links.MessagingPlatformCampaignLink",
         "messaging_platform_provider.operators.links.MessagingPlatformPushVoiceCallLink",

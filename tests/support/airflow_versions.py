@@ -8,9 +8,12 @@ whose reason names that capability.
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import airflow
@@ -150,6 +153,19 @@ def airflow_logs_at_level() -> Iterator[None]:
         yield
     finally:
         structlog.configure(**saved)
+
+
+def providers_listing(what: str, home: Path) -> set[str]:
+    """What ``airflow providers <what> --output plain`` lists (one class path a line), in Airflow home ``home``."""
+    out = subprocess.run(
+        [*airflow_command(), "providers", what, "--output", "plain"],
+        env={**os.environ, "AIRFLOW_HOME": str(home)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    return {line.strip() for line in out.stdout.splitlines()}
 
 
 def airflow_command(python: str = sys.executable) -> list[str]:

@@ -3,7 +3,7 @@ What a task started on the platform, and how killing the task stops it (``stop_o
 operators of push voice calls and schedules remember what they created, and stop it when Airflow kills the task,
 in the worker (``BaseOperator.on_kill``) or, while the task is deferred, in the triggerer (``BaseTrigger.on_kill``).
 Both paths first read the work's schedules and stop nothing whose every schedule has ended (``still_running``),
-then take the deletes from ``StartedWork.deletes`` and treat an answer alike (``gone_already``); only the call
+then take the deletes from ``StartedWork.deletes`` and take a 404 as already stopped; only the call
 differs (sync client or hook, async hook).
 
 Light to import: the schedule trigger imports it on the triggerer's event loop.
@@ -78,9 +78,12 @@ class StartedWork:
         return f"schedules {', '.join(self.schedule_ids)} of action {self.action_id}"
 
 
-def gone_already(exc: MessagingPlatformApiError) -> bool:
-    """A delete answered 404: the work had already ended or been removed, which is what stopping wants."""
-    return exc.status == 404
+def ended_already(work: StartedWork, schedules: list[dict[str, Any]], log: InfoLog) -> bool:
+    """Whether ``work``'s schedules, as read before stopping it, have all ended (then nothing is stopped)."""
+    if schedules and not work.still_running(schedules):
+        log.info("Killed: %s had ended already; nothing to stop.", work)
+        return True
+    return False
 
 
 def stop(caller: Any, work: StartedWork, account_id: int | None, log: InfoLog) -> None:
@@ -88,17 +91,16 @@ def stop(caller: Any, work: StartedWork, account_id: int | None, log: InfoLog) -
     try:
         schedules = caller.call(Operations.list_schedules, account_id=account_id, action_id=work.action_id)
     except MessagingPlatformApiError as exc:
-        if not gone_already(exc):
+        if not exc.is_not_found:  # a 404: already gone, which is what stopping wants
             raise
         schedules = []
-    if schedules and not work.still_running(schedules):
-        log.info("Killed: %s had ended already; nothing to stop.", work)
+    if ended_already(work, schedules, log):
         return
     for operation, path in work.deletes():
         try:
             caller.call(operation, account_id=account_id, **path)
         except MessagingPlatformApiError as exc:
-            if not gone_already(exc):
+            if not exc.is_not_found:  # a 404: already gone, which is what stopping wants
                 raise
     log.info("Killed: stopped %s, which this task started.", work)
 
@@ -108,16 +110,15 @@ async def astop(hook: Any, work: StartedWork, account_id: int | None, log: InfoL
     try:
         schedules = await hook.call(Operations.list_schedules, account_id=account_id, action_id=work.action_id)
     except MessagingPlatformApiError as exc:
-        if not gone_already(exc):
+        if not exc.is_not_found:  # a 404: already gone, which is what stopping wants
             raise
         schedules = []
-    if schedules and not work.still_running(schedules):
-        log.info("Killed: %s had ended already; nothing to stop.", work)
+    if ended_already(work, schedules, log):
         return
     for operation, path in work.deletes():
         try:
             await hook.call(operation, account_id=account_id, **path)
         except MessagingPlatformApiError as exc:
-            if not gone_already(exc):
+            if not exc.is_not_found:  # a 404: already gone, which is what stopping wants
                 raise
     log.info("Killed: stopped %s, which this task started.", work)
