@@ -6,7 +6,7 @@ the trigger watches, since Airflow does not time a deferred task).
 
 The trigger's ``on_kill`` reads the task's state through the triggerer's supervisor, which only a running
 triggerer has: here that one lookup (``triggers.task_state.task_state``) answers as the execution API would; the
-system test kills deferred and running tasks in a real deployment (scenario 9).
+system test kills deferred and running tasks in a real deployment (scenario 7).
 """
 
 from __future__ import annotations

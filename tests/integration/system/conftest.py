@@ -14,8 +14,9 @@ import pytest
 
 import tests.integration.system.system_scenarios_callbacks  # noqa: F401 - registers scenario 6
 import tests.integration.system.system_scenarios_kills  # noqa: F401 - registers scenario 7
-import tests.integration.system.system_scenarios_logs  # noqa: F401 - registers scenarios 8, 9 and 10
+import tests.integration.system.system_scenarios_logs  # noqa: F401 - registers scenarios 9, 10 and 11
 import tests.integration.system.system_scenarios_platform  # noqa: F401 - registers scenarios 3, 4 and 5
+import tests.integration.system.system_scenarios_workers  # noqa: F401 - registers scenario 8
 from tests.integration.system.system_celery import chosen_executor, runs_on_chosen_executor
 from tests.integration.system.system_deployment import Deployment
 from tests.integration.system.system_processes import Budget
@@ -61,7 +62,7 @@ def results(request: pytest.FixtureRequest) -> list[tuple[str, str, str]]:
 
 def not_run_because(scenario_name: str) -> str:
     if not runs_on_chosen_executor(scenario_name):
-        return f"not yet adapted to the {chosen_executor()} deployment"
+        return "needs the CeleryExecutor deployment's separate workers (make system-test EXECUTOR=celery)"
     return ""
 
 

@@ -63,11 +63,12 @@ class Deployment:
         self.pg: PostgresServer | None = None
         self.emulator: subprocess.Popen[bytes] | None = None
         self.components: dict[str, Component] = {}
-        self.celery = CeleryParts(self.run_dir, self.logs) if chosen_executor() == "celery" else None
-        self.homes = [self.home, *(self.celery.worker_homes if self.celery is not None else [])]  # each has its logs
         self.api_port = free_port()
         self.api_url = f"http://127.0.0.1:{self.api_port}"
-        self.receiver_url = self.api_url + RECEIVER_PATH
+        self.celery = CeleryParts(self.run_dir, self.logs, self.api_port) if chosen_executor() == "celery" else None
+        self.homes = [self.home, *(self.celery.worker_homes if self.celery is not None else [])]  # each has its logs
+        # What the callback records name: the API server, or the load balancer in front of the two.
+        self.receiver_url = (self.api_url if self.celery is None else self.celery.balancer.url) + RECEIVER_PATH
         self.rest = AirflowRest(self.api_url)
         self.metadata_url = self.store_url = ""
         self.emulator_uri = ""  # holds the seeded secret: never printed
@@ -192,7 +193,7 @@ class Deployment:
 
     def _airflow_components(self) -> dict[str, Component]:
         if self.celery is not None:
-            return self.celery.components(self.env, self.api_port, self._component)
+            return self.celery.components(self.env, self._component)
         return {name: self._airflow_component(name) for name in AIRFLOW_COMPONENTS}
 
     def _airflow_component(self, name: str) -> Component:

@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
+import psutil
+
 #: Set in the environment of every process the system test starts; its value is unique per run.
 RUN_MARKER = "MP_SYSTEM_TEST_RUN"
 
@@ -103,6 +105,26 @@ class Component:
             return
         _killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait(timeout=30)
+
+    def crash(self) -> None:
+        """
+        SIGKILL the process and everything under it at once, also the children that run in process groups of their
+        own (Airflow 3.3's supervisor runs each task so): the machine it runs on died.
+        """
+        if self.proc is None:
+            return
+        try:
+            under = psutil.Process(self.proc.pid).children(recursive=True)
+        except psutil.NoSuchProcess:
+            under = []
+        _killpg(self.proc.pid, signal.SIGKILL)
+        for child in under:
+            try:
+                child.kill()
+            except psutil.NoSuchProcess:
+                pass
+        self.proc.wait(timeout=30)
+        psutil.wait_procs(under, timeout=30)
 
     def terminate(self) -> None:
         """SIGTERM the process group, once: a second SIGTERM makes Airflow's components skip their clean-up."""

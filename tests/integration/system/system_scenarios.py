@@ -1,7 +1,7 @@
 """
 The system test's scenarios, run against one deployment in the order they are defined here. A scenario is a
 function taking the ``Deployment`` and returning its figures (one short line for the table); it fails by raising.
-``@scenario("N title")`` is its whole registration (N: its number, also the pytest id). Scenarios 8, 9 and 10
+``@scenario("N title")`` is its whole registration (N: its number, also the pytest id). Scenarios 9, 10 and 11
 (``system_scenarios_logs.py``) look at everything that ran before them: keep them last. A scenario that changes
 the emulator's behaviour (faults, schedule behaviour) puts it back in a ``finally``.
 """

@@ -23,18 +23,22 @@ NUMBERS = {"deferred_call": "+15550400001", "running_call": "+15550400002", "kep
 KILLED = ("deferred_call", "running_call")
 
 
-def calls_by_task(d: Deployment, run_marker: str) -> dict[str, dict[str, Any]]:
-    """The run's push voice call actions on the platform now, by the task that made them (its number)."""
+def platform_calls(d: Deployment) -> list[dict[str, Any]]:
+    """Every push voice call action on the platform now."""
     seed = d.seed
     client = MessagingPlatformClient(
         seed["base_url"], seed["api_key"], seed["api_secret"], account_id=seed["account_id"]
     )
     try:
-        actions = client.list_push_voice_calls()
+        return client.list_push_voice_calls()
     finally:
         client.close()
+
+
+def calls_by_task(d: Deployment, run_marker: str) -> dict[str, dict[str, Any]]:
+    """The run's push voice call actions on the platform now, by the task that made them (its number)."""
     found = {}
-    for action in actions:
+    for action in platform_calls(d):
         if run_marker not in str(action.get("Message") or ""):
             continue
         for task_id, number in NUMBERS.items():

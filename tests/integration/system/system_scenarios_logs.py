@@ -1,11 +1,11 @@
 """
-Scenarios 8, 9 and 10 of the system test: what the deployment wrote while the scenarios before them ran. They look
+Scenarios 9, 10 and 11 of the system test: what the deployment wrote while the scenarios before them ran. They look
 at everything that ran before them, so their numbers keep them last.
 
-- 8: no secret in any log file or database dump (with the CeleryExecutor also its result backend's database and
+- 9: no secret in any log file or database dump (with the CeleryExecutor also its result backend's database and
   Redis, where the workers' messages pass).
-- 9: no "Triggerer's async thread was blocked" warning in any triggerer's log.
-- 10: the two warnings Airflow logged about our connections on every read are gone from every log of the
+- 10: no "Triggerer's async thread was blocked" warning in any triggerer's log.
+- 11: the two warnings Airflow logged about our connections on every read are gone from every log of the
   deployment (the components' and the tasks'):
 
   - "Connection schemes (type: ...) shall not contain '_' according to RFC3986": the API server (every connection
@@ -31,7 +31,7 @@ WARNINGS = {
 }
 
 
-@scenario("8 no secret in any log, the metadata DB or the callback store")
+@scenario("9 no secret in any log, the metadata DB or the callback store")
 def no_secret_leaks(d: Deployment) -> str:
     secrets = known_secrets(d)
     assert d.pg is not None
@@ -53,7 +53,7 @@ def no_secret_leaks(d: Deployment) -> str:
     return figures + ": none found"
 
 
-@scenario("9 the triggerer's event loop is never blocked by our triggers")
+@scenario("10 the triggerer's event loop is never blocked by our triggers")
 def triggerer_never_blocked(d: Deployment) -> str:
     """No "blocked" warning at the deployment's threshold (``BLOCKED_THRESHOLD_SECONDS``), generous for load."""
     lines = [
@@ -98,7 +98,7 @@ def triggers_started_before(d: Deployment, warning: str, seconds: float = 15.0) 
     return f"triggers started in the {seconds:g} s before it: {sorted(starts) or 'none'}"
 
 
-@scenario("10 no connection warning in any log: a '_' in the connection type, a short secret")
+@scenario("11 no connection warning in any log: a '_' in the connection type, a short secret")
 def no_connection_warnings(d: Deployment) -> str:
     files = [*d.component_logs(), *d.airflow_logs()]
     counts = dict.fromkeys(WARNINGS, 0)

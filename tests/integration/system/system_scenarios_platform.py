@@ -13,6 +13,7 @@ import time
 from collections import Counter
 from typing import Any
 
+from tests.integration.system.system_balancer import Forwarded
 from tests.integration.system.system_deployment import EXAMPLE_DAG_IDS, Deployment
 from tests.integration.system.system_processes import wait_for
 from tests.integration.system.system_scenarios import (
@@ -136,26 +137,37 @@ def rotation_during_deferred_waits(d: Deployment) -> str:
     )
 
 
-@scenario("4 20 keyword texts within one second: each handled once, none left waiting")
+@scenario("4 20 keyword texts in one second (Celery: over both API servers, half of them to both): each handled once")
 def keyword_burst(d: Deployment) -> str:
     assert d.control is not None
     phones = [f"+155504000{n:02d}" for n in range(20)]
     since = last_seq(d)
     runs_before = set(asset_runs(d))
-    started = time.monotonic()
-    events = [d.control.keyword_event("JOIN", phone_number=phone) for phone in phones]
-    spread = time.monotonic() - started
-    assert spread < 1.0, f"the texts took {spread:.2f} s to send"
-    deliveries = [delivery for event in events for delivery in event["deliveries"]]
-    tids = {delivery["transaction_id"] for delivery in deliveries}
-    assert len(tids) == 20
+    balancer = d.celery.balancer if d.celery is not None else None
+    if balancer is not None:
+        balancer.duplicate_every = 2  # every other callback reaches both receivers at once
+        forwarded_before = len(balancer.forwarded)
+    try:
+        started = time.monotonic()
+        events = [d.control.keyword_event("JOIN", phone_number=phone) for phone in phones]
+        spread = time.monotonic() - started
+        assert spread < 1.0, f"the texts took {spread:.2f} s to send"
+        deliveries = [delivery for event in events for delivery in event["deliveries"]]
+        tids = {delivery["transaction_id"] for delivery in deliveries}
+        assert len(tids) == 20
 
-    def delivered() -> bool:
-        states = [d.control.delivery(x["id"])["state"] for x in deliveries]  # type: ignore[union-attr]
-        assert "failed" not in states, Counter(states)
-        return states.count("delivered") == 20
+        def delivered() -> bool:
+            states = [d.control.delivery(x["id"])["state"] for x in deliveries]  # type: ignore[union-attr]
+            assert "failed" not in states, Counter(states)
+            return states.count("delivered") == 20
 
-    wait_for("the 20 callbacks delivered to the receiver", delivered, timeout=60, interval=0.5)
+        wait_for("the 20 callbacks delivered to the receiver", delivered, timeout=60, interval=0.5)
+    finally:
+        if balancer is not None:
+            balancer.duplicate_every = 0
+    spread_note = ""
+    if balancer is not None:
+        spread_note = " " + both_api_servers(balancer.forwarded[forwarded_before:])
     # None left waiting: without any later text, every callback gets claimed by a run.
     wait_for("every callback claimed by a run", lambda: tids <= claimed(d), timeout=240, interval=1)
     claimed_after = time.monotonic() - started
@@ -173,8 +185,27 @@ def keyword_burst(d: Deployment) -> str:
             calls.update(t for t in (record.get("json") or {}).get("Targets", []) if t in phones)
     assert calls == Counter(phones), f"welcome calls per phone: {sorted(calls.values())}"
     return (
-        f"20 texts sent in {spread * 1000:.0f} ms; all claimed {claimed_after:.0f} s after the first; "
+        f"20 texts sent in {spread * 1000:.0f} ms;{spread_note} all claimed {claimed_after:.0f} s after the first; "
         f"{len(runs)} asset-triggered run(s); 20 welcome calls, one per phone"
+    )
+
+
+def both_api_servers(forwarded: list[Forwarded]) -> str:
+    """Check the burst's answers through the load balancer: each API server took its turn, and of each callback
+    sent to both at once one receiver stored it and the other answered it as a duplicate. Answers the figures."""
+    assert forwarded and all(f.status == 200 for f in forwarded), Counter((f.server, f.status) for f in forwarded)
+    by_number: dict[int, list[Forwarded]] = {}
+    for answer in forwarded:
+        by_number.setdefault(answer.number, []).append(answer)
+    doubled = [answers for answers in by_number.values() if len(answers) == 2]
+    assert len(doubled) >= 10, f"{len(doubled)} of {len(by_number)} callbacks went to both API servers"
+    for answers in doubled:
+        assert sorted(a.outcome for a in answers) == ["duplicate", "stored"], answers
+    per_server = Counter(f.server for f in forwarded if not f.duplicate)
+    assert set(per_server) == {0, 1}, per_server
+    return (
+        f"{len(by_number)} deliveries alternated over the API servers ({per_server[0]} and {per_server[1]}), "
+        f"{len(doubled)} of them to both at once: one stored, the other answered 'duplicate', each time;"
     )
 
 

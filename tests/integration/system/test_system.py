@@ -1,8 +1,8 @@
 """
 The system test: scenarios against a real multi-process Airflow deployment (``make system-test``). Each scenario
 of ``system_scenarios.SCENARIOS`` is one test and one row of the table printed at the end. Against the
-CeleryExecutor deployment (``make system-test EXECUTOR=celery``) the scenarios not yet adapted to it are rows
-"not run".
+LocalExecutor deployment the scenarios that need the CeleryExecutor one's separate workers
+(``system_celery.CELERY_ONLY``) are rows "not run".
 """
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ import pytest
 
 import tests.integration.system.system_scenarios_callbacks  # noqa: F401 - registers scenario 6
 import tests.integration.system.system_scenarios_kills  # noqa: F401 - registers scenario 7
-import tests.integration.system.system_scenarios_logs  # noqa: F401 - registers scenarios 8, 9 and 10
+import tests.integration.system.system_scenarios_logs  # noqa: F401 - registers scenarios 9, 10 and 11
 import tests.integration.system.system_scenarios_platform  # noqa: F401 - registers scenarios 3, 4 and 5
+import tests.integration.system.system_scenarios_workers  # noqa: F401 - registers scenario 8
 from tests.integration.system.system_celery import runs_on_chosen_executor
 from tests.integration.system.system_deployment import Deployment
 from tests.integration.system.system_scenarios import Scenario, in_order, redact
