@@ -250,9 +250,9 @@ class Deployment:
         """Every file under the ``logs`` folder of each AIRFLOW_HOME (the deployment's, and each worker's)."""
         return sorted(p for home in self.homes for p in (home / "logs").rglob("*") if p.is_file())
 
-    def store_rows(self, sql: str, **params: Any) -> list[tuple[Any, ...]]:
-        """Rows of a query on the callback store (read-only use)."""
-        engine = create_engine(self.store_url)
+    def store_rows(self, sql: str, url: str = "", **params: Any) -> list[tuple[Any, ...]]:
+        """Rows of a query on the callback store, or on the database at ``url`` (read-only use)."""
+        engine = create_engine(url or self.store_url)
         try:
             with engine.connect() as conn:
                 return [tuple(row) for row in conn.execute(text(sql), params)]

@@ -31,7 +31,7 @@ WARNINGS = {
 }
 
 
-@scenario("9 no secret in any log, the metadata DB or the callback store")
+@scenario("9 no secret in any log, the metadata DB, XCom or the callback store")
 def no_secret_leaks(d: Deployment) -> str:
     secrets = known_secrets(d)
     assert d.pg is not None
@@ -39,6 +39,9 @@ def no_secret_leaks(d: Deployment) -> str:
         "metadata DB dump": d.dump_database(d.metadata_url, "metadata"),
         "callback store dump": d.dump_database(d.store_url, "callback-store"),
     }
+    # XCom is in the metadata DB dump too; read on its own, each value as Airflow stored it (JSON).
+    xcom = [str(row[0]) for row in d.store_rows("SELECT value FROM xcom", url=d.metadata_url)]
+    blobs["XCom values"] = "\n".join(xcom).encode()
     if d.celery is not None:
         blobs.update(d.celery.dumps(d.dump_database))
     files = [*d.component_logs(), *d.airflow_logs(), d.pg.log]
@@ -48,7 +51,7 @@ def no_secret_leaks(d: Deployment) -> str:
             blobs[str(path.relative_to(d.run_dir) if d.run_dir in path.parents else path)] = path.read_bytes()
     leaks = sorted({name for name, blob in blobs.items() for s in secrets if s.encode() in blob})
     size = sum(len(b) for b in blobs.values())
-    figures = f"{len(secrets)} secrets in {len(blobs)} files and dumps ({size / 1e6:.1f} MB)"
+    figures = f"{len(secrets)} secrets in {len(blobs)} files and dumps ({size / 1e6:.1f} MB, {len(xcom)} XCom values)"
     assert not leaks, f"{figures}: found in {leaks}"
     return figures + ": none found"
 

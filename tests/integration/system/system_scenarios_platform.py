@@ -11,6 +11,8 @@ import json
 import re
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from tests.integration.system.system_balancer import Forwarded
@@ -34,6 +36,7 @@ ROTATION_DAG = "messaging_platform_api_key_rotation"
 WAITS_DAG = "messaging_platform_system_rotated_waits"
 SCHEDULE_GET = re.compile(r"/action/(\d+)/schedule/(\d+)$")
 VOICE_CALLS = re.compile(r"/account/\d+/action-pushvoicecall$")
+CAPACITY = "AIRFLOW__TRIGGERER__CAPACITY"
 
 
 def key_of(record: dict[str, Any]) -> str | None:
@@ -83,10 +86,38 @@ def claimed(d: Deployment) -> set[str]:
     return {row[0] for row in rows}
 
 
-@scenario("3 a key rotation while deferred waits use the rotated connection")
+@contextmanager
+def triggerers_of_capacity(d: Deployment, capacity: int) -> Iterator[None]:
+    """
+    With two triggerers or more (the CeleryExecutor deployment): each restarted to run at most ``capacity``
+    triggers (``[triggerer] capacity``), and restarted as before at the end. With one: nothing changes.
+    """
+    names = [name for name in d.components if name.startswith("triggerer-")]
+    if len(names) < 2:
+        yield
+        return
+    for name in names:
+        d.components[name].env[CAPACITY] = str(capacity)
+        d.restart_component(name)
+    try:
+        yield
+    finally:
+        for name in names:
+            d.components[name].env.pop(CAPACITY, None)
+            d.restart_component(name)
+
+
+def triggerers_holding(d: Deployment, run_id: str) -> Counter[int]:
+    """How many of the waits' triggers each triggerer (by job id) runs now."""
+    tis = d.rest.task_instances(WAITS_DAG, run_id)
+    return Counter(owner for ti in tis if (owner := (ti.get("trigger") or {}).get("triggerer_id")) is not None)
+
+
+@scenario("3 a key rotation while deferred waits use the rotated connection (Celery: waits on both triggerers)")
 def rotation_during_deferred_waits(d: Deployment) -> str:
     assert d.control is not None
-    with schedules_pending(d, 600):  # the waits stay in flight until released
+    # Two triggers at most per triggerer: the three waits cannot all run on one of the CeleryExecutor's two.
+    with triggerers_of_capacity(d, 2), schedules_pending(d, 600):  # the waits stay in flight until released
         for dag_id in (WAITS_DAG, ROTATION_DAG):
             d.rest.unpause(dag_id)  # a new DAG is paused: its runs would wait queued
         old_key = d.rest.get(f"/api/v2/connections/{ROTATED_CONN_ID}")["login"]
@@ -99,6 +130,8 @@ def rotation_during_deferred_waits(d: Deployment) -> str:
             lambda: len([n for n in polled(d, since, old_key).values() if n >= 2]) == 3,
             timeout=120,
         )
+        holding = triggerers_holding(d, waits)
+        assert len(holding) == len(d.triggerers()), f"the waits' triggers by triggerer: {dict(holding)}"
         rotation = d.rest.trigger(ROTATION_DAG)
         rotated = wait_runs(d, {ROTATION_DAG: rotation}, timeout=240)[ROTATION_DAG]
         assert rotated["state"] == "success", "rotation: " + failed_tasks(d, ROTATION_DAG, rotation)
@@ -131,7 +164,8 @@ def rotation_during_deferred_waits(d: Deployment) -> str:
         keys_after = Counter(key_of(r) for r in records_since(d, after) if key_of(r) in (old_key, new_key))
         assert keys_after and set(keys_after) == {new_key}, f"keys used after the rotation: {len(keys_after)}"
     return (
-        f"3 waits polling on the old key; rotation {seconds(rotated):.0f} s, old key revoked; {len(seen['refused'])} "
+        f"3 waits polling on the old key ({'/'.join(map(str, sorted(holding.values())))} on the triggerers); "
+        f"rotation {seconds(rotated):.0f} s, old key revoked; {len(seen['refused'])} "
         f"wait(s) got 401, the connection was re-read, all 3 went on with the new key and succeeded; "
         f"the run after it: {sum(keys_after.values())} calls, new key only"
     )
