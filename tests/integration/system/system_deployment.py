@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import requests
 from sqlalchemy import create_engine, text
 
 from messaging_platform_emulator.connection import uri_extras
@@ -118,6 +119,9 @@ class Deployment:
             wait_for("scheduler, triggerer and dag processor heartbeats", self._all_healthy, timeout=90)
             if self.celery is not None:
                 wait_for("the second API server and both Celery workers", self.celery.ready, timeout=120)
+        with self._timed("execution API warm"):  # as docs/deployment.md advises: its first request builds it
+            for url in [self.api_url] if self.celery is None else self.celery.balancer.server_urls:
+                requests.get(f"{url}/execution/health", timeout=300).raise_for_status()
         with self._timed("DAGs parsed"):
             wait_for("every example DAG in /api/v2/dags", self._dags_parsed, timeout=90)
         with self._timed("setup via REST"):
