@@ -2,10 +2,11 @@
 The first execution-API request after a start: where its time goes (issue 39).
 
 Starts PostgreSQL (``tests/support/postgres_server.py``), runs ``airflow db migrate``, then one ``airflow
-api-server`` on a free loopback port, configured as the system test configures its API servers, and measures:
+api-server`` on a free loopback port, with the system test's API server settings that matter here (the JWT secret,
+no async database URL, one worker process; no DAG bundles, no callback store), and measures:
 
 - process start -> ``/api/v2/monitor/health`` answers;
-- the first ``GET /execution/health`` against the second one, and how long a ``/api/v2/monitor/health`` sent
+- the first ``GET /execution/health`` against the second, and how long a ``/api/v2/monitor/health`` sent
   0.2 s into that first request waited (the API server's event loop is held while the first request is served);
 - the first and second call that carries a task token (``GET /execution/variables/...``);
 - the triggerer's side: a fresh interpreter building Airflow's in-process execution API and sending it two

@@ -22,36 +22,43 @@ def test_every_secret_read_is_registered_with_the_masker(platform):
         assert redact(f"value={secret}") == "value=***"
 
 
-def test_a_connection_as_the_form_saves_it_makes_no_short_secret_warning(monkeypatch, caplog):
+def read_as_a_task_does(monkeypatch, caplog, capfd, extra: dict) -> str:
+    """
+    Read a connection of our type with ``extra`` through the hook, as a task does; answers everything logged or
+    printed meanwhile (Airflow may log the masker's warning to a handler of its own, not only to ``caplog``).
+    """
+    import json
+
+    monkeypatch.setattr(secrets_masker().SecretsMasker, "_has_warned_short_secret", False)  # it warns once per process
+    conn = {"conn_type": "messagingplatform", "login": "probe-key", "password": "probe-secret-xyz", "extra": extra}
+    monkeypatch.setenv("AIRFLOW_CONN_MASKING_PROBE", json.dumps(conn))
+    capfd.readouterr()
+    caplog.clear()
+    settings = MessagingPlatformHook("masking_probe").settings
+    assert settings.account_id == 42
+    # The masker is the process's: another test of this worker may have masked a plain word ("secret", say), so the
+    # text around the values is one no other test has.
+    assert redact("masking-probe-account 42") == "masking-probe-account 42"
+    assert redact(f"masking-probe-secret {conn['password']}") == "masking-probe-secret ***"
+    captured = capfd.readouterr()
+    return caplog.text + captured.out + captured.err
+
+
+def test_a_connection_as_the_form_saves_it_makes_no_short_secret_warning(monkeypatch, caplog, capfd):
     """
     Airflow offers every text extra of a connection to the secrets masker when it reads one; one shorter than five
     characters logs "Skipping masking for a secret as it's too short" in every task, sensitive name or not. The
     form's time zone defaulted to "UTC"; now it is left out (UTC all the same), and the account id is a number.
     """
-    import json
-
-    SecretsMasker = secrets_masker().SecretsMasker
-
     from messaging_platform_provider.get_provider_info import get_provider_info
 
     (conn_type,) = [t for t in get_provider_info()["connection-types"] if t["connection-type"] == "messagingplatform"]
     defaults = {k: v["schema"]["default"] for k, v in conn_type["conn-fields"].items() if "default" in v["schema"]}
     assert all(not isinstance(v, str) or len(v) >= 5 for v in defaults.values()), defaults
-    monkeypatch.setattr(SecretsMasker, "_has_warned_short_secret", False)  # it warns once per process
-    conn = {
-        "conn_type": "messagingplatform",
-        "login": "probe-key",
-        "password": "probe-secret-xyz",
-        "extra": {"base_url": "https://platform.example.com/api/v2.1", "account_id": 42, **defaults},
-    }
-    monkeypatch.setenv("AIRFLOW_CONN_MASKING_PROBE", json.dumps(conn))
-    settings = MessagingPlatformHook("masking_probe").settings
-    assert (settings.account_id, settings.platform_timezone) == (42, "UTC")
-    # The masker is the process's: another test of this worker may have masked a plain word ("secret", say), so the
-    # text around the values is one no other test has.
-    assert redact("masking-probe-account 42") == "masking-probe-account 42"
-    assert redact(f"masking-probe-secret {conn['password']}") == "masking-probe-secret ***"
-    assert "too short" not in caplog.text
+    extra = {"base_url": "https://platform.example.com/api/v2.1", "account_id": 42, **defaults}
+    # The control: a short text extra makes the warning, and this test sees it where Airflow writes it.
+    assert "too short" in read_as_a_task_does(monkeypatch, caplog, capfd, {**extra, "account_id": "42"})
+    assert "too short" not in read_as_a_task_does(monkeypatch, caplog, capfd, extra)
 
 
 @pytest.mark.slow

@@ -21,6 +21,7 @@ import sys
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,10 @@ RECEIVER_PATH = "/messaging-platform/callbacks"  # where the provider's plugin m
 #: The triggerer's "async thread was blocked" warning threshold in this deployment (Airflow's default is 0.2 s).
 BLOCKED_THRESHOLD_SECONDS = 1.0
 STRAY_EXPORTS = Path("/tmp/messaging-platform-exports")  # the contacts export's default destination
+
+
+def execution_api_answers(api_url: str) -> bool:
+    return requests.get(f"{api_url}/execution/health", timeout=120).ok
 
 
 class Deployment:
@@ -119,9 +124,11 @@ class Deployment:
             wait_for("scheduler, triggerer and dag processor heartbeats", self._all_healthy, timeout=90)
             if self.celery is not None:
                 wait_for("the second API server and both Celery workers", self.celery.ready, timeout=120)
-        with self._timed("execution API warm"):  # as docs/deployment.md advises: its first request builds it
+        # Each API server's first execution API request builds that API (docs/deployment.md): made here, before
+        # any task runs (no DAG is unpaused yet), rather than by a worker that gives up after a few seconds.
+        with self._timed("execution API warm"):
             for url in [self.api_url] if self.celery is None else self.celery.balancer.server_urls:
-                requests.get(f"{url}/execution/health", timeout=300).raise_for_status()
+                wait_for(f"{url}/execution/health", partial(execution_api_answers, url), timeout=300)
         with self._timed("DAGs parsed"):
             wait_for("every example DAG in /api/v2/dags", self._dags_parsed, timeout=90)
         with self._timed("setup via REST"):
@@ -174,9 +181,10 @@ class Deployment:
                 "AIRFLOW__DAG_PROCESSOR__REFRESH_INTERVAL": "5",
                 "AIRFLOW__DAG_PROCESSOR__MIN_FILE_PROCESS_INTERVAL": "120",
                 "AIRFLOW__SCHEDULER__SCHEDULER_IDLE_SLEEP_TIME": "0.5",
-                # A killed triggerer's triggers go to another triggerer once its heartbeat is this old.
+                # A killed triggerer's triggers go to another triggerer once its heartbeat is this old: Airflow's
+                # default, above what a triggerer's first execution API request takes here (docs/deployment.md).
                 "AIRFLOW__TRIGGERER__JOB_HEARTBEAT_SEC": "2",
-                "AIRFLOW__TRIGGERER__TRIGGERER_HEALTH_CHECK_THRESHOLD": "10",
+                "AIRFLOW__TRIGGERER__TRIGGERER_HEALTH_CHECK_THRESHOLD": "30",
                 # The triggerer warns when its event loop was held this long (its watchdog sleeps 0.1 s, so this is
                 # 0.1 s plus the lateness). Airflow's default, 0.2 s, is crossed by a loaded machine alone; a trigger
                 # that blocks (a synchronous call, a sleep) holds it for seconds.

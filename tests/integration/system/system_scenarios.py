@@ -55,7 +55,8 @@ def scenario(name: str) -> Callable[[Callable[[Deployment], str]], Callable[[Dep
 
 
 def example_params(d: Deployment) -> dict[str, dict[str, Any]]:
-    """Each example DAG's params as scripts/demo.py passes them; the callback URL is the receiver in the API server."""
+    """Each example DAG's params as scripts/demo.py passes them; the callback URL is the deployment's receiver (the
+    API server's, or the load balancer in front of the CeleryExecutor deployment's two)."""
     seed = d.seed
     return {
         "messaging_platform_campaign_launch": {
@@ -295,6 +296,7 @@ def deferred_wait_survives_triggerer_kill(d: Deployment) -> str:
         ti = wait_for("wait_for_calls to be deferred", deferred, timeout=180, interval=1)
         deferred_after = time.monotonic() - started
         old_triggerer = (ti.get("trigger") or {}).get("triggerer_id")
+        assert old_triggerer is not None, f"the deferred task's trigger has no triggerer: {ti.get('trigger')}"
         killed = time.monotonic()
         holder = kill_the_holder(d, old_triggerer)
 

@@ -39,8 +39,9 @@ def no_secret_leaks(d: Deployment) -> str:
         "metadata DB dump": d.dump_database(d.metadata_url, "metadata"),
         "callback store dump": d.dump_database(d.store_url, "callback-store"),
     }
-    # XCom is in the metadata DB dump too; read on its own, each value as Airflow stored it (JSON).
-    xcom = [str(row[0]) for row in d.store_rows("SELECT value FROM xcom", url=d.metadata_url)]
+    # XCom is in the metadata DB dump too; read on its own, each value as the JSON text Airflow stored.
+    xcom = [str(row[0]) for row in d.store_rows("SELECT value::text FROM xcom", url=d.metadata_url)]
+    assert xcom, "no XCom value in the metadata DB: the scenarios before this one push some"
     blobs["XCom values"] = "\n".join(xcom).encode()
     if d.celery is not None:
         blobs.update(d.celery.dumps(d.dump_database))
