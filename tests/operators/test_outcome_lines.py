@@ -17,6 +17,7 @@ from messaging_platform_provider.hooks.messaging_platform import MessagingPlatfo
 from messaging_platform_provider.operators import (
     MessagingPlatformCreateCampaignOperator,
     MessagingPlatformCreateCouponDefinitionOperator,
+    MessagingPlatformCreatePushVoiceCallOperator,
     MessagingPlatformCreateScheduleOperator,
     MessagingPlatformDeleteCampaignOperator,
     MessagingPlatformGetScheduleOperator,
@@ -102,6 +103,42 @@ def test_a_retried_create_of_the_one_resource_of_a_parent_logs_that_it_adopted_i
     run(op, context)
     assert logs.info() == [
         "create_coupon_definition (campaign_id=3001): adopted it, made by an earlier try of this task."
+    ]
+
+
+def test_a_retried_voice_call_create_says_why_the_call_it_adopted_is_its_own(platform, logs):
+    """A voice call has no field for the run marker: the retry adopts the call with the fields the lost try sent, made
+    after that try began its create. Its line says so; the operator does not claim it made it (stop_on_kill then
+    leaves it alone: someone else could have made the same call meanwhile)."""
+    op = MessagingPlatformCreatePushVoiceCallOperator(
+        task_id="call", channels=["+15125550100"], targets=["+15555550123"], message="Hello."
+    )
+    context = task_context(op, store=InMemoryStore())
+    platform.control.add_fault(kind="commit_then_drop", method="POST", path="/action-pushvoicecall$", count=1)
+    with pytest.raises(MessagingPlatformApiError):
+        run(op, context)
+    logs.clear()
+    adopted = run(op, context)
+    assert sorted(logs.info()) == [
+        f"create_push_voice_call: adopted Id {adopted['Id']}, it has the fields an earlier try of this task sent and "
+        "is newer than that try's create.",
+        f"stop_on_kill will leave action {adopted['Id']} alone: adopted by its fields, it may not be this task's.",
+    ]
+
+
+def test_a_schedule_create_that_finds_an_identical_schedule_says_it_may_not_be_its_own(platform, logs):
+    """``idempotent=True`` adopts a schedule with the same definition even on the first try: its line does not say
+    that this task made it."""
+    definition = {"schedule_type": "Daily", "run_at": "08:00:00", "start_from": "2026-12-01T00:00:00"}
+    made = MessagingPlatformHook().create_schedule(5001, **definition)
+    logs.clear()
+    op = MessagingPlatformCreateScheduleOperator(task_id="s", action_id=5001, idempotent=True, **definition)
+    run(op, task_context(op, store=InMemoryStore()))
+    assert sorted(logs.info()) == [
+        f"create_schedule (action_id=5001): adopted Id {made['Id']}, it has the fields of this task's create (made "
+        "by an earlier try of this task, or by someone else).",
+        f"stop_on_kill will leave schedules {made['Id']} of action 5001 alone: adopted by its fields, it may not be "
+        "this task's.",
     ]
 
 

@@ -31,6 +31,10 @@ from messaging_platform_provider.client.operations import Dedupe, Operation
 from messaging_platform_provider.client.values import comparable
 
 MARKER_PREFIX = "af:"
+#: Why a create adopted what it found, as its INFO line says it
+MADE_BY_AN_EARLIER_TRY = "made by an earlier try of this task"
+SENT_BY_AN_EARLIER_TRY = "it has the fields an earlier try of this task sent and is newer than that try's create"
+SAME_FIELDS = "it has the fields of this task's create (made by an earlier try of this task, or by someone else)"
 
 log = logging.getLogger(__name__)
 
@@ -146,20 +150,29 @@ def _create_one_per_parent(
 
     if state.get("sent") and not state.get("existed"):
         if (found := existing()) is not None:
-            return _made(operation, found, path_params, adopted=True)
+            return _made(operation, found, path_params, adopted=MADE_BY_AN_EARLIER_TRY)
     elif not state and once.store is not None:
         once.store.set(key, {"sent": True, "existed": existing() is not None})
     created: dict[str, Any] = call(operation, account_id=account_id, body=dict(body), **path_params)
-    return _made(operation, created, path_params, adopted=False)
+    return _made(operation, created, path_params, adopted=None)
+
+
+def why_adopted(dedupe: Dedupe, sent: str | None) -> str:
+    """What a listed resource that ``matches`` the create says of who made it."""
+    if dedupe.marker_field:
+        return MADE_BY_AN_EARLIER_TRY  # it carries this task's run marker
+    if sent is not None and dedupe.after_watermark:
+        return SENT_BY_AN_EARLIER_TRY
+    return SAME_FIELDS
 
 
 def _made(
-    operation: Operation, resource: dict[str, Any], path_params: Mapping[str, Any], *, adopted: bool
+    operation: Operation, resource: dict[str, Any], path_params: Mapping[str, Any], *, adopted: str | None
 ) -> dict[str, Any]:
-    """The one INFO line of a create: what it made, or what it adopted from an earlier try of the task."""
+    """The one INFO line of a create: what it made, or what it adopted and why (``adopted``)."""
     made = f"Id {resource['Id']}" if isinstance(resource, Mapping) and "Id" in resource else "it"
-    if adopted:
-        log.info("%s: adopted %s, made by an earlier try of this task.", operation.called_with(path_params), made)
+    if adopted is not None:
+        log.info("%s: adopted %s, %s.", operation.called_with(path_params), made, adopted)
     else:
         log.info("%s: created %s.", operation.called_with(path_params), made)
     return resource
@@ -188,7 +201,7 @@ def create_once(
     dedupe = operation.dedupe
     if once is None or dedupe is None:
         created: dict[str, Any] = call(operation, account_id=account_id, body=dict(body), **path_params)
-        return _made(operation, created, path_params, adopted=False)
+        return _made(operation, created, path_params, adopted=None)
     if dedupe.marker_field:
         body = with_marker(body, dedupe.marker_field, once)
     key = once.state_key(operation)
@@ -208,7 +221,7 @@ def create_once(
             raise
 
     if state.get("id") is not None and (found := read(state["id"])) is not None:
-        return _made(operation, found, path_params, adopted=True)
+        return _made(operation, found, path_params, adopted=MADE_BY_AN_EARLIER_TRY)
     watermark, sent = state.get("watermark"), state.get("sent")
     can_search = not dedupe.after_watermark or watermark is not None
     items: list[Any] = call(dedupe.lookup, account_id=account_id, **path_params)
@@ -217,7 +230,7 @@ def create_once(
             listed_id = _numeric_id(item)
             newer = watermark is None or (listed_id is not None and listed_id > int(watermark))
             if newer and matches(item, body, dedupe, once, sent):
-                return _made(operation, read(item["Id"]) or dict(item), path_params, adopted=True)
+                return _made(operation, read(item["Id"]) or dict(item), path_params, adopted=why_adopted(dedupe, sent))
     kept: dict[str, Any] = {"watermark": watermark if watermark is not None else _max_id(items)}
     if dedupe.match_fields:
         kept["sent"] = match_digest(body, dedupe)
@@ -226,4 +239,4 @@ def create_once(
     result: dict[str, Any] = call(operation, account_id=account_id, body=dict(body), **path_params)
     if once.store is not None and result and result.get("Id") is not None:
         once.store.set(key, {"id": result["Id"], **kept})
-    return _made(operation, result, path_params, adopted=False)
+    return _made(operation, result, path_params, adopted=None)
