@@ -135,7 +135,10 @@ def triggerers_holding(d: Deployment, run_id: str) -> Counter[int]:
 @scenario("3 a key rotation while deferred waits use the rotated connection (Celery: waits on both triggerers)")
 def rotation_during_deferred_waits(d: Deployment) -> str:
     assert d.control is not None
-    # Two triggers at most per triggerer: the three waits cannot all run on one of the CeleryExecutor's two.
+    # Two triggers at most per triggerer: the three waits cannot all run on one of the CeleryExecutor's two (the
+    # fourth slot is the keyword watcher's). A wait an earlier scenario left would hold a slot: none may be left.
+    left = d.rest.get("/api/v2/dags/~/dagRuns/~/taskInstances", state="deferred")["task_instances"]
+    assert not left, f"deferred tasks left by earlier scenarios: {[(t['dag_id'], t['task_id']) for t in left]}"
     with triggerers_of_capacity(d, 2), schedules_pending(d, 600):  # the waits stay in flight until released
         for dag_id in (WAITS_DAG, ROTATION_DAG):
             d.rest.unpause(dag_id)  # a new DAG is paused: its runs would wait queued
