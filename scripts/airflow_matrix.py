@@ -83,6 +83,15 @@ def run(*cmd: str | Path, cwd: Path = REPO) -> None:
     subprocess.run([str(c) for c in cmd], cwd=cwd, check=True)
 
 
+def remove_egg_info() -> None:
+    """
+    Remove the ``src/*.egg-info`` that a build or a ``uv pip compile`` of setup.cfg leaves beside the package: on
+    ``sys.path`` it is a second copy of our distribution, and Airflow would load the callback plugin twice.
+    """
+    for leftover in (REPO / "src").glob("*.egg-info"):
+        shutil.rmtree(leftover, ignore_errors=True)
+
+
 def lock(minors: list[str]) -> None:
     """Pin every dependency for each version named (run by hand after changing setup.cfg; commit the result)."""
     for minor in minors:
@@ -96,6 +105,7 @@ def lock(minors: list[str]) -> None:
             "--exclude-newer", f"{day}T00:00:00Z", "--no-header",
             "setup.cfg", "--extra", "test", pin, "-o", constraints(minor),
         )  # fmt: skip
+        remove_egg_info()  # reading setup.cfg's dependencies left one
         text = constraints(minor).read_text().replace(str(pin.relative_to(REPO)), f"apache-airflow=={release}")
         header = (
             f"# Airflow {release}, as resolved on {day}: make lock (python scripts/airflow_matrix.py lock)\n"
@@ -114,8 +124,7 @@ def wheel(minor: str) -> Path:
     for staging in [REPO / "build" / "lib", *(REPO / "build").glob("bdist.*")]:
         shutil.rmtree(staging, ignore_errors=True)
     run(UV, "build", "--quiet", "--wheel", "--out-dir", dist)
-    for leftover in (REPO / "src").glob("*.egg-info"):  # a second copy of the distribution beside the package
-        shutil.rmtree(leftover, ignore_errors=True)
+    remove_egg_info()
     (built,) = dist.glob("*.whl")
     return built
 
@@ -197,8 +206,7 @@ def check_dist() -> int:
     dist = MATRIX / "sdist"
     shutil.rmtree(dist, ignore_errors=True)
     run(UV, "build", "--quiet", "--out-dir", dist)
-    for leftover in (REPO / "src").glob("*.egg-info"):
-        shutil.rmtree(leftover)
+    remove_egg_info()
     built = sorted([*dist.glob("*.whl"), *dist.glob("*.tar.gz")])
     return subprocess.run([Path(sys.executable).parent / "twine", "check", "--strict", *built]).returncode
 
