@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+import string
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -16,6 +17,7 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Any
 
+from messaging_platform_provider.client.operations import OPERATIONS
 from tests.integration.system.system_balancer import Forwarded
 from tests.integration.system.system_deployment import EXAMPLE_DAG_IDS, Deployment
 from tests.integration.system.system_processes import wait_for
@@ -284,12 +286,25 @@ FAULTS: list[dict[str, Any]] = [  # in order; the first that fires applies: abou
 ]
 
 
+def path_pattern(path: str) -> re.Pattern[str]:
+    """A request path (the base URL's prefix before it) that fills an operation's path template."""
+    parts = string.Formatter().parse(path)
+    return re.compile("".join(re.escape(text) + ("[^/]+" if name else "") for text, name, _, _ in parts) + "$")
+
+
+#: POSTs that create nothing: a resend leaves the same state (attaching a campaign to a keyword).
+RESEND_SAFE_POSTS = [path_pattern(op.path) for op in OPERATIONS.values() if op.method == "POST" and op.idempotent]
+
+
 def committed_creates(records: list[dict[str, Any]]) -> Counter[str]:
-    """POSTs the platform carried out (answered 2xx, or done and then the answer lost), by path and body."""
+    """Creates (POSTs but the resend-safe ones) the platform carried out (answered 2xx, or done and then the answer
+    lost), by path and body."""
     done: Counter[str] = Counter()
     for record in records:
         ok = record["fault"] is None and 200 <= (record["status"] or 0) < 300
-        if record["method"] == "POST" and (ok or record["fault"] == "commit_then_drop"):
+        if record["method"] != "POST" or any(p.search(record["path"]) for p in RESEND_SAFE_POSTS):
+            continue
+        if ok or record["fault"] == "commit_then_drop":
             done[record["path"] + " " + json.dumps(record.get("json"), sort_keys=True)] += 1
     return done
 

@@ -8,9 +8,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 from tests.integration.system.system_scenarios import error_summary
 from tests.integration.system.system_scenarios_logs import BLOCKED_WARNING, triggers_started_before
+from tests.integration.system.system_scenarios_platform import committed_creates
 
 
 def test_a_blocked_warning_names_the_triggers_that_started_shortly_before_it(tmp_path: Path) -> None:
@@ -52,3 +54,18 @@ def test_a_json_error_line_is_summed_up_as_its_event_and_exception() -> None:
     )
     assert error_summary(line) == "Task failed with exception: MessagingPlatformApiError: 503 from GET /schedule/7"
     assert error_summary("plain Error: as written") == "plain Error: as written"
+
+
+def test_a_create_the_platform_carried_out_twice_is_a_duplicate_but_a_resent_keyword_attachment_is_not() -> None:
+    """Scenario 5's duplicate count: a keyword attachment carried out, its answer lost, and resent by the client
+    leaves the same state; it was once counted as a duplicate create (CeleryExecutor run, 2026-11-27)."""
+    attach = "/api/v2.1/account/1001/channel/22/keyword/8001/campaign"
+    campaign = "/api/v2.1/account/1001/campaign"
+    records: list[dict[str, Any]] = [
+        {"method": "POST", "path": attach, "json": 3004, "status": None, "fault": "commit_then_drop"},
+        {"method": "POST", "path": attach, "json": 3004, "status": 200, "fault": None},
+        {"method": "POST", "path": campaign, "json": {"Name": "A"}, "status": None, "fault": "commit_then_drop"},
+        {"method": "POST", "path": campaign, "json": {"Name": "A"}, "status": 201, "fault": None},
+        {"method": "POST", "path": campaign, "json": {"Name": "B"}, "status": 503, "fault": "status"},
+    ]
+    assert committed_creates(records) == {f'{campaign} {{"Name": "A"}}': 2}
