@@ -28,8 +28,14 @@ def read_as_a_task_does(monkeypatch, caplog, capfd, extra: dict) -> str:
     printed meanwhile (Airflow may log the masker's warning to a handler of its own, not only to ``caplog``).
     """
     import json
+    import sys
 
-    monkeypatch.setattr(secrets_masker().SecretsMasker, "_has_warned_short_secret", False)  # it warns once per process
+    # Each masker warns once per process. Airflow 3.1 has two copies, the core's and the Task SDK's, and another test
+    # may have used up the warning of the one that reads connections here: reset it in every masker loaded.
+    modules = [module for name, module in list(sys.modules.items()) if name.endswith(".secrets_masker")]
+    for masker in {secrets_masker().SecretsMasker, *(getattr(m, "SecretsMasker", None) for m in modules)}:
+        if hasattr(masker, "_has_warned_short_secret"):
+            monkeypatch.setattr(masker, "_has_warned_short_secret", False)
     conn = {"conn_type": "messagingplatform", "login": "probe-key", "password": "probe-secret-xyz", "extra": extra}
     monkeypatch.setenv("AIRFLOW_CONN_MASKING_PROBE", json.dumps(conn))
     capfd.readouterr()
