@@ -200,8 +200,18 @@ class Deployment:
         return env
 
     def _component(self, name: str, args: list[str], env: Mapping[str, str] | None = None) -> Component:
-        env = self.env if env is None else env
+        # Airflow records the user a job runs as (`getpass.getuser()`, which reads LOGNAME first) as the job's
+        # `unixname`, and names no process otherwise: with LOGNAME set to the component's name, /api/v2/jobs says
+        # which component runs each job (scenario 2 kills the triggerer running a given job).
+        env = {**(self.env if env is None else env), "LOGNAME": name}
         return Component(name, [str(BIN / "airflow"), *args], env, self.logs / f"{name}.log", self.run_dir)
+
+    def component_of_job(self, job_id: int) -> str:
+        """The name of the component that runs Airflow job ``job_id`` (its ``unixname``, see ``_component``)."""
+        jobs = self.rest.get("/api/v2/jobs", order_by="-id", limit=100)["jobs"]
+        name = next((job["unixname"] for job in jobs if job["id"] == job_id), None)
+        assert name in self.components, f"job {job_id} runs as {name!r}, no component of this deployment"
+        return str(name)
 
     def _airflow_components(self) -> dict[str, Component]:
         if self.celery is not None:

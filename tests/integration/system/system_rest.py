@@ -105,6 +105,10 @@ class AirflowRest:
         run: dict[str, Any] = self.get(f"/api/v2/dags/{dag_id}/dagRuns/{quote(run_id, safe='')}")
         return run
 
+    def fail_run(self, dag_id: str, run_id: str) -> None:
+        """Mark a run failed, as the UI's button does: its unfinished tasks fail, and a deferred one's trigger ends."""
+        self.patch(f"/api/v2/dags/{dag_id}/dagRuns/{quote(run_id, safe='')}", {"state": "failed"})
+
     def dag_runs(self, dag_id: str) -> list[dict[str, Any]]:
         runs: list[dict[str, Any]] = self.get(f"/api/v2/dags/{dag_id}/dagRuns", limit=100)["dag_runs"]
         return runs

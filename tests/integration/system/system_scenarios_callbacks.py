@@ -109,5 +109,5 @@ def hostile_callbacks(d: Deployment) -> str:
     assert lived and not died, f"a triggerer stopped: {died[:1]}"
     return (
         f"{len(hostile)} hostile callbacks answered 422; 2 poison rows skipped; the sensor took the good answer; "
-        f"{len(runs)} keyword run(s) success; triggerer(s) still their first process, no '{RUNNER_DIED}'"
+        f"{len(runs)} keyword run(s) success; triggerer(s) not restarted, no '{RUNNER_DIED}'"
     )

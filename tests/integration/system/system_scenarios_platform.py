@@ -128,10 +128,11 @@ def triggerer_jobs_alive_since(d: Deployment, since: datetime) -> list[dict[str,
     return [job for job in jobs if datetime.fromisoformat(job["start_date"]) >= since]
 
 
-def triggerers_holding(d: Deployment, run_id: str) -> Counter[int]:
-    """How many of the waits' triggers each triggerer (by job id) runs now."""
+def triggerers_holding(d: Deployment, run_id: str) -> Counter[str]:
+    """How many of the waits' triggers each triggerer (by component name) runs now."""
     tis = d.rest.task_instances(WAITS_DAG, run_id)
-    return Counter(owner for ti in tis if (owner := (ti.get("trigger") or {}).get("triggerer_id")) is not None)
+    jobs = [owner for ti in tis if (owner := (ti.get("trigger") or {}).get("triggerer_id")) is not None]
+    return Counter(d.component_of_job(job_id) for job_id in jobs)
 
 
 @scenario("3 a key rotation while deferred waits use the rotated connection (Celery: waits on both triggerers)")
@@ -155,7 +156,7 @@ def rotation_during_deferred_waits(d: Deployment) -> str:
             timeout=120,
         )
 
-        def all_on_triggerers() -> Counter[int] | None:
+        def all_on_triggerers() -> Counter[str] | None:
             held = triggerers_holding(d, waits)
             return held if held.total() == 3 else None
 
@@ -193,7 +194,7 @@ def rotation_during_deferred_waits(d: Deployment) -> str:
         keys_after = Counter(key_of(r) for r in records_since(d, after) if key_of(r) in (old_key, new_key))
         assert keys_after and set(keys_after) == {new_key}, f"keys used after the rotation: {len(keys_after)}"
     return (
-        f"3 waits polling on the old key ({'/'.join(map(str, sorted(holding.values())))} on the triggerers); "
+        f"3 waits polling on the old key ({', '.join(f'{n} on {name}' for name, n in sorted(holding.items()))}); "
         f"rotation {seconds(rotated):.0f} s, old key revoked; {len(seen['refused'])} "
         f"wait(s) got 401, the connection was re-read, all 3 went on with the new key and succeeded; "
         f"the run after it: {sum(keys_after.values())} calls, new key only"
